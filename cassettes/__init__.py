@@ -1,0 +1,1 @@
+"""Recorded API conversations (vcrpy cassettes), shipped as package data."""

@@ -1,0 +1,220 @@
+"""`scheduler-agent calendar ...`: look at and change the calendar the agent books into.
+
+Booking goes through the same code as the `create_event` tool, so a person and the model
+meet the same checks. A problem a person can fix is one `Error: ...` line and exit 1.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Annotated
+from zoneinfo import ZoneInfo
+
+import typer
+
+from scheduler_agent.calendar_store import (
+    OWNER_KEY,
+    CalendarError,
+    Event,
+    Person,
+    add_person,
+    events_for,
+    get_owner,
+    list_people,
+    parse_hours,
+    seed_demo,
+    set_owner,
+)
+from scheduler_agent.calendar_tools import DEFAULT_MINUTES, CalendarTools, check_minutes
+from scheduler_agent.clock import Clock, parse_pin
+from scheduler_agent.db import open_db
+from scheduler_agent.options import DbOption, TodayOption, default_db_path
+from scheduler_agent.slots import format_day, format_span, format_window, monday_of, week_span
+from scheduler_agent.tools import ToolError
+
+calendar_app = typer.Typer(
+    name="calendar",
+    help="Look at and change the calendar the agent books into (the owner, people, events).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+NameOption = Annotated[str, typer.Option("--name", help="Full name, e.g. 'Priya Raman'.")]
+TzOption = Annotated[str, typer.Option("--tz", help="IANA time zone, e.g. Europe/London.")]
+HoursOption = Annotated[str, typer.Option("--hours", help="Working hours, local time, Monday to Friday.")]
+MinutesOption = Annotated[int, typer.Option("--minutes", help="Meeting length in minutes (5-480).")]
+
+
+@contextmanager
+def _person_errors() -> Iterator[None]:
+    """Turn a problem a person can fix into one line on stderr and exit 1."""
+    try:
+        yield
+    except (CalendarError, ToolError, ValueError) as exc:
+        typer.echo(f"Error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except sqlite3.Error as exc:  # e.g. still locked by another process after the busy timeout
+        typer.echo(f"Error: the calendar database failed ({exc}); try again, or give another file with --db", err=True)
+        raise typer.Exit(1) from None
+
+
+def connect(db: Path | None) -> sqlite3.Connection:
+    """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
+    path = db if db is not None else default_db_path()
+    try:
+        return open_db(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise CalendarError(
+            f"cannot open the calendar database {path} ({exc}); give a writable file with --db PATH"
+        ) from None
+
+
+def clock_for(conn: sqlite3.Connection, today: str | None) -> Clock:
+    """Real time, or the `--today` pin read as the owner's wall-clock time (ValueError if malformed)."""
+    if today is None:
+        return Clock()
+    day, at = parse_pin(today)
+    return Clock.pinned_at(day, at, get_owner(conn).tz)
+
+
+@contextmanager
+def _calendar(db: Path | None) -> Iterator[sqlite3.Connection]:
+    """The open calendar for one command, with person-facing errors."""
+    with _person_errors():
+        conn = connect(db)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+
+@calendar_app.command("seed-demo")
+def seed_demo_command(db: DbOption = None) -> None:
+    """Put the demo calendar in (Jordan Lee and colleagues); running it again changes nothing."""
+    with _calendar(db) as conn:
+        added = seed_demo(conn)
+        owner = get_owner(conn)
+        typer.echo(
+            f"Demo calendar ready: {owner.name} ({owner.hours}) and {len(list_people(conn))} people; "
+            f"{added} event(s) added."
+        )
+
+
+@calendar_app.command("people")
+def people_command(db: DbOption = None) -> None:
+    """List the owner and the people the agent can book with."""
+    with _calendar(db) as conn:
+        people = [get_owner(conn), *list_people(conn)]
+        width = max(len(person.key) for person in people)
+        for person in people:
+            mark = "  (owner)" if person.is_owner else ""
+            typer.echo(f"{person.key:<{width}}  {person.name}, {person.hours}{mark}")
+
+
+@calendar_app.command("set-owner")
+def set_owner_command(name: NameOption, tz: TzOption, hours: HoursOption = "09:00-17:00", db: DbOption = None) -> None:
+    """Set who the calendar belongs to ('you'): name, time zone, working hours."""
+    with _calendar(db) as conn:
+        owner = set_owner(conn, name, tz, *parse_hours(hours))
+        typer.echo(f"Owner: {owner.name}, {owner.hours}.")
+
+
+@calendar_app.command("add-person")
+def add_person_command(
+    key: Annotated[str, typer.Argument(help="Short lowercase key, e.g. priya.")],
+    name: NameOption,
+    tz: TzOption,
+    hours: HoursOption = "09:00-17:00",
+    db: DbOption = None,
+) -> None:
+    """Add someone the owner meets."""
+    with _calendar(db) as conn:
+        person = add_person(conn, key, name, tz, *parse_hours(hours))
+        typer.echo(f"Added {person.key}: {person.name}, {person.hours}.")
+
+
+@calendar_app.command("add-event")
+def add_event_command(
+    with_: Annotated[str, typer.Option("--with", help="The other person: key or name.")],
+    start: Annotated[
+        str, typer.Option("--start", help="YYYY-MM-DDTHH:MM, the owner's local time (or with an offset).")
+    ],
+    minutes: MinutesOption = DEFAULT_MINUTES,
+    title: Annotated[str | None, typer.Option("--title", help="Default: 'Meeting with NAME'.")] = None,
+    db: DbOption = None,
+    today: TodayOption = None,
+) -> None:
+    """Book a meeting with the same checks as the agent's create_event tool."""
+    with _calendar(db) as conn:
+        tools = CalendarTools(conn, clock_for(conn, today))
+        typer.echo(tools.create_event(with_, start, minutes, title))
+
+
+@calendar_app.command("show")
+def show_command(
+    person: Annotated[
+        str | None, typer.Option("--person", help="Also show this person's events and your shared free time.")
+    ] = None,
+    week: Annotated[str | None, typer.Option("--week", help="Any day of the week, YYYY-MM-DD.")] = None,
+    minutes: MinutesOption = DEFAULT_MINUTES,
+    db: DbOption = None,
+    today: TodayOption = None,
+) -> None:
+    """Show a week's events (yours, and the person's) and the free windows you share."""
+    with _calendar(db) as conn:
+        owner = get_owner(conn)
+        tools = CalendarTools(conn, clock_for(conn, today))
+        other = tools.resolve_person(person, field="--person") if person is not None else None
+        day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
+        check_minutes(minutes)
+        for line in _week_lines(conn, tools, owner, other, day, minutes):
+            typer.echo(line)
+
+
+def _week_lines(
+    conn: sqlite3.Connection,
+    tools: CalendarTools,
+    owner: Person,
+    other: Person | None,
+    day: date,
+    minutes: int,
+) -> Iterator[str]:
+    monday = monday_of(day)
+    people = [owner] if other is None else [owner, other]
+    yield f"Week of {format_day(monday)}, times in {owner.tz}"
+    for person in people:
+        yield f"  {person.name} ({person.key}): works {person.hours}"
+    start, end = week_span(monday, owner.tz)
+    end += timedelta(days=2)  # the weekend too, if anything is booked on it
+    events: dict[int, Event] = {
+        event.id: event for person in people for event in events_for(conn, person.key, start, end)
+    }
+    zone = ZoneInfo(owner.tz)
+    by_day: dict[date, list[Event]] = {}
+    for event in sorted(events.values(), key=lambda event: (event.start, event.id)):
+        by_day.setdefault(event.start.astimezone(zone).date(), []).append(event)
+    for offset in range(7):
+        current = monday + timedelta(days=offset)
+        if offset >= 5 and current not in by_day:
+            continue  # weekends only when something is on them
+        yield ""
+        yield format_day(current)
+        for event in by_day.get(current, []):
+            span = format_span((event.start, event.end), owner.tz)
+            yield f"  {span}  {event.title}  ({', '.join(event.attendees)})  #{event.id}"
+        if current not in by_day:
+            yield "  (nothing booked)"
+    if other is None:
+        return
+    yield ""
+    search = tools.search(owner, other, day, minutes)
+    if not search.windows:
+        yield tools.no_windows_text(owner, other, search)
+        return
+    yield f"Free windows of at least {minutes} minutes for {OWNER_KEY} and {other.key}:"
+    for window in search.windows:
+        yield f"  {format_window(window, owner.tz)}"

@@ -1,0 +1,58 @@
+"""One injectable clock for the prompt, the tools and the CLI.
+
+A pinned clock always answers the same instant, so a replayed conversation sends the
+same "today" in its system prompt and the tools judge "in the past" the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from zoneinfo import ZoneInfo
+
+# A pin given as a bare date (`--today 2026-08-27`) means that morning at this hour, local time.
+DEFAULT_PIN_TIME = time(9, 0)
+
+
+@dataclass(frozen=True)
+class Clock:
+    """`pinned` is an aware instant, or None for the real time."""
+
+    pinned: datetime | None = None
+
+    def now(self) -> datetime:
+        """The current instant, aware, in UTC."""
+        if self.pinned is not None:
+            return self.pinned.astimezone(UTC)
+        return datetime.now(UTC)
+
+    def local_now(self, tz: str) -> datetime:
+        return self.now().astimezone(ZoneInfo(tz))
+
+    def today(self, tz: str) -> date:
+        return self.local_now(tz).date()
+
+    @classmethod
+    def pinned_at(cls, day: date, at: time, tz: str) -> Clock:
+        """Pin to a wall-clock date and time in the time zone `tz` (the owner's)."""
+        return cls(datetime.combine(day, at, tzinfo=ZoneInfo(tz)))
+
+
+def parse_pin(text: str) -> tuple[date, time]:
+    """Parse `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM` (the `--today` option) into a date and a time of day.
+
+    Raises ValueError with a message a person can act on.
+    """
+    value = text.strip()
+    try:
+        if "T" in value or " " in value:
+            moment = datetime.fromisoformat(value.replace(" ", "T"))
+            if moment.tzinfo is not None:
+                raise ValueError("offset")
+            return moment.date(), moment.time().replace(second=0, microsecond=0)
+        return date.fromisoformat(value), DEFAULT_PIN_TIME
+    except ValueError:
+        raise ValueError(
+            f"--today {text!r} is not a date: use YYYY-MM-DD (e.g. 2026-08-27) or YYYY-MM-DDTHH:MM "
+            "(e.g. 2026-08-27T09:00), in the owner's local time"
+        ) from None

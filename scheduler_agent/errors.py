@@ -1,0 +1,31 @@
+"""Exceptions meant for people: caught once, at the CLI edge, and shown as one line.
+
+Each carries the exit code the CLI returns. Failures meant for the model are not
+exceptions: they are `tool_result` blocks with `is_error: true` (see tools.py).
+"""
+
+from __future__ import annotations
+
+
+class AgentError(Exception):
+    """A failure a person must act on. `str(error)` is the one line they see."""
+
+    exit_code = 1
+
+
+class ModelUnavailable(AgentError):
+    """The API could not be reached or kept failing after the SDK's retries."""
+
+    exit_code = 5
+
+
+class ModelRequestFailed(AgentError):
+    """The API refused the request (authentication, a 4xx)."""
+
+    exit_code = 1
+
+
+class CassetteError(AgentError):
+    """A replay diverged from its cassette, or left recorded interactions unused."""
+
+    exit_code = 1

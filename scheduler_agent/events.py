@@ -1,0 +1,76 @@
+"""What the loop reports while it runs. The loop never prints; the CLI renders these."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RequestSent:
+    """About to send `request` (the whole body); `iteration` counts from 1 within the user turn."""
+
+    iteration: int
+    request: JSON
+
+
+@dataclass(frozen=True)
+class ReplyReceived:
+    """The API's response body, as it came (already appended to the list)."""
+
+    iteration: int
+    reply: JSON
+
+
+@dataclass(frozen=True)
+class ToolCalled:
+    iteration: int
+    call: JSON
+
+
+@dataclass(frozen=True)
+class ToolAnswered:
+    iteration: int
+    call: JSON
+    result: JSON
+
+
+class Stop(Enum):
+    """Why a user turn ended, and the exit code the CLI gives it."""
+
+    DONE = 0
+    ITERATION_BOUND = 3
+    MODEL_STOPPED = 4
+
+    @property
+    def exit_code(self) -> int:
+        return self.value
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How a user turn ended. `text` is the model's last text; `statement` explains any non-DONE stop."""
+
+    stop: Stop
+    iterations: int
+    text: str = ""
+    statement: str = ""
+    stop_reason: str | None = None
+    last_calls: list[JSON] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    outcome: TurnOutcome
+
+
+Event = RequestSent | ReplyReceived | ToolCalled | ToolAnswered | TurnEnded
+Report = Callable[[Event], None]
+
+
+def ignore(event: Event) -> None:
+    """A report callback that drops every event."""

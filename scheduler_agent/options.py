@@ -1,0 +1,62 @@
+"""The CLI's shared options, each defined once and accepted after any subcommand that uses it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_MAX_ITERATIONS = 10
+
+
+def default_db_path() -> Path:
+    """The calendar (and conversation) database under the user's data directory."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "scheduler-agent" / "scheduler.db"
+
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        envvar="SCHEDULER_AGENT_DB",
+        help="SQLite file holding the calendar. [default: ~/.local/share/scheduler-agent/scheduler.db]",
+        show_default=False,
+    ),
+]
+TodayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--today",
+        envvar="SCHEDULER_AGENT_TODAY",
+        help="Pin the clock: YYYY-MM-DD (09:00 that day) or YYYY-MM-DDTHH:MM, in the owner's time zone.",
+        show_default=False,
+    ),
+]
+ModelOption = Annotated[
+    str,
+    typer.Option("-m", "--model", envvar="SCHEDULER_AGENT_MODEL", help="The model to ask."),
+]
+MaxIterationsOption = Annotated[
+    int,
+    typer.Option(
+        "--max-iterations",
+        min=1,
+        help="At most this many model calls per user turn; the loop then stops with a valid list (exit 3).",
+    ),
+]
+DumpArrayOption = Annotated[
+    bool,
+    typer.Option("--dump-array", help="Print to stderr the exact messages array sent on each iteration."),
+]
+DumpArrayFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--dump-array-file",
+        help="Append one JSON object per iteration: {iteration, messages, request (the whole body)}.",
+        show_default=False,
+    ),
+]

@@ -1,0 +1,92 @@
+"""How the CLI shows what the loop reports: a trace of each iteration, and the array dumps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TextIO
+
+from scheduler_agent.events import (
+    Event,
+    ReplyReceived,
+    RequestSent,
+    ToolAnswered,
+    ToolCalled,
+    TurnEnded,
+)
+
+
+def entries(count: int) -> str:
+    return f"{count} {'entry' if count == 1 else 'entries'}"
+
+
+def request_size(request: dict[str, object]) -> int:
+    return len(json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def call_line(call: dict[str, object]) -> str:
+    arguments = call.get("input")
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (arguments or {}).items())  # type: ignore[attr-defined]
+    return f"{call['name']}({args})"
+
+
+class Trace:
+    """One block per iteration: what was sent, what the model asked for, what each tool answered."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case RequestSent(iteration, request):
+                size = request_size(request)
+                sent = entries(len(request["messages"]))
+                self.out.write(f"[iteration {iteration}] sending {sent} ({size:,} bytes)\n")
+            case ReplyReceived(_, reply):
+                for block in reply["content"]:
+                    if block.get("type") == "text" and reply.get("stop_reason") == "tool_use":
+                        self.out.write(f"  model: {block['text']}\n")
+            case ToolCalled(_, call):
+                self.out.write(f"  → {call_line(call)}\n")
+            case ToolAnswered(_, _, result):
+                mark = "  ✗ " if result.get("is_error") else "  ← "
+                text = str(result["content"]).replace("\n", "\n    ")
+                self.out.write(f"{mark}{text}\n")
+            case TurnEnded(outcome) if outcome.statement:
+                self.out.write(f"[stopped] {outcome.statement}\n")
+        self.out.flush()
+
+
+class ArrayDump:
+    """`--dump-array`: each iteration's `messages` as sent, pretty JSON under a header; the system prompt
+    when it changes."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.system: object = None
+
+    def __call__(self, event: Event) -> None:
+        if not isinstance(event, RequestSent):
+            return
+        request = event.request
+        if request.get("system") != self.system:
+            self.system = request.get("system")
+            self.out.write(f"=== system prompt (iteration {event.iteration}) ===\n{self.system}\n")
+        count = entries(len(request["messages"]))
+        self.out.write(f"=== iteration {event.iteration} · messages: {count} ===\n")
+        self.out.write(json.dumps(request["messages"], indent=2, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class ArrayDumpFile:
+    """`--dump-array-file`: one JSON object per iteration, `{iteration, messages, request}`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RequestSent):
+            record = {"iteration": event.iteration, "messages": event.request["messages"], "request": event.request}
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,0 +1,73 @@
+"""Replay a cassette offline: a fresh temporary calendar and a pinned clock, both taken from the cassette.
+
+Nothing of the user's own environment is used: not their calendar, their clock, their
+credentials or the network.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scheduler_agent import cassette, db
+from scheduler_agent.calendar_store import get_owner, load_fixture
+from scheduler_agent.clock import Clock, parse_pin
+from scheduler_agent.events import JSON, Report, TurnOutcome
+from scheduler_agent.model_api import ModelAPI, make_client
+from scheduler_agent.options import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
+from scheduler_agent.session import Settings, ask
+
+# The SDK refuses to send without a credential; replay and scripted recording need one that is not a secret.
+PLACEHOLDER_KEY = "sk-ant-placeholder-not-a-real-key"
+
+
+@dataclass
+class Replayed:
+    """What a replay left behind: the list, each turn's outcome, and the calendar it wrote to."""
+
+    messages: list[JSON] = field(default_factory=list)
+    outcomes: list[TurnOutcome] = field(default_factory=list)
+    db_path: Path | None = None
+
+
+def settings_of(setup: JSON) -> Settings:
+    options = setup.get("options", {})
+    return Settings(
+        model=options.get("model", DEFAULT_MODEL),
+        max_iterations=int(options.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
+    )
+
+
+@contextmanager
+def calendar_from(setup: JSON, directory: Path) -> Iterator[tuple[sqlite3.Connection, Clock]]:
+    """A fresh calendar in `directory`, seeded from the setup, and the clock it pins."""
+    conn = db.connect(directory / "calendar.db")
+    try:
+        load_fixture(conn, setup["calendar"])
+        day, at = parse_pin(setup["clock"])
+        yield conn, Clock.pinned_at(day, at, get_owner(conn).tz)
+    finally:
+        conn.close()
+
+
+def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replayed:
+    """Replay every user input of the cassette at `path` through the real loop and SDK."""
+    setup = cassette.read_setup(path)
+    result = Replayed()
+    with tempfile.TemporaryDirectory(prefix="scheduler-agent-replay-") as tmp:
+        directory = keep_db or Path(tmp)
+        result.db_path = directory / "calendar.db"
+        with calendar_from(setup, directory) as (conn, clock), cassette.replaying(path) as replay:
+            client = make_client(api_key=PLACEHOLDER_KEY, middleware=[cassette.replay_middleware(replay)])
+            send = ModelAPI(client).send
+            for text in setup["inputs"]:
+                outcome = ask(
+                    result.messages, text, conn=conn, clock=clock, send=send, settings=settings_of(setup), report=report
+                )
+                result.outcomes.append(outcome)
+            replay.check_all_played()
+    return result

@@ -1,0 +1,290 @@
+"""The SQLite calendar: migrations, transactions, people, events, fixtures."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime, time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scheduler_agent import db
+from scheduler_agent.calendar_store import (
+    CalendarError,
+    add_event,
+    add_person,
+    demo_fixture,
+    events_for,
+    find_person,
+    get_event,
+    get_owner,
+    list_people,
+    load_fixture,
+    parse_hours,
+    seed_demo,
+    set_owner,
+)
+from scheduler_agent.migrations import MIGRATIONS
+from scheduler_agent.options import default_db_path
+
+NINE, FIVE = time(9), time(17)
+
+
+@pytest.fixture
+def conn(tmp_path: Path) -> sqlite3.Connection:
+    return db.connect(tmp_path / "calendar.db")
+
+
+def utc(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+# --- the database -------------------------------------------------------------------------
+
+
+def test_migrations_are_applied_once_and_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "calendar.db"
+    first = db.connect(path)  # creates the folders too
+    names = [name for name, _ in MIGRATIONS]
+    assert db.applied_migrations(first) == names
+    first.close()
+
+    again = db.connect(path)
+    assert db.migrate(again) == []
+    assert again.execute("SELECT count(*) FROM _migrations").fetchone()[0] == len(names)
+    tables = {row[0] for row in again.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"people", "events", "event_attendees", "_migrations"} <= tables
+
+
+def test_a_new_migration_is_applied_on_the_next_connect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "calendar.db"
+    db.connect(path).close()
+
+    def m999_notes(conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
+
+    monkeypatch.setattr(db, "MIGRATIONS", [*MIGRATIONS, ("m999_notes", m999_notes)])
+    conn = db.connect(path)
+    assert db.applied_migrations(conn)[-1] == "m999_notes"
+    assert db.migrate(conn) == []
+
+
+def test_connection_settings(conn: sqlite3.Connection) -> None:
+    assert conn.isolation_level is None
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+
+
+def test_open_db_defaults_to_the_users_data_directory() -> None:
+    conn = db.open_db(None)
+    assert default_db_path().exists()
+    assert str(default_db_path()).startswith(str(Path.home()))  # HOME is the test's tmp dir
+    conn.close()
+
+
+def test_transaction_commits_or_rolls_back(conn: sqlite3.Connection) -> None:
+    with db.transaction(conn):
+        conn.execute("INSERT INTO people VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
+    with pytest.raises(RuntimeError), db.transaction(conn):
+        conn.execute("INSERT INTO people VALUES ('b', 'B', 'UTC', '09:00', '17:00')")
+        raise RuntimeError("boom")
+    assert [row[0] for row in conn.execute("SELECT key FROM people")] == ["a"]
+    assert not conn.in_transaction
+
+
+def test_a_nested_transaction_rolls_back_only_its_own_part(conn: sqlite3.Connection) -> None:
+    with db.transaction(conn):
+        conn.execute("INSERT INTO people VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
+        with pytest.raises(RuntimeError), db.transaction(conn):
+            conn.execute("INSERT INTO people VALUES ('b', 'B', 'UTC', '09:00', '17:00')")
+            raise RuntimeError("boom")
+    assert [row[0] for row in conn.execute("SELECT key FROM people")] == ["a"]
+
+
+def test_foreign_keys_are_enforced(conn: sqlite3.Connection) -> None:
+    conn.execute("INSERT INTO events (title, start_utc, end_utc) VALUES ('x', 'a', 'b')")
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("INSERT INTO event_attendees VALUES (1, 'nobody')")
+
+
+# --- people -------------------------------------------------------------------------------
+
+
+def test_no_owner_says_how_to_set_one(conn: sqlite3.Connection) -> None:
+    with pytest.raises(CalendarError) as raised:
+        get_owner(conn)
+    assert "calendar set-owner" in str(raised.value)
+    assert "calendar seed-demo" in str(raised.value)
+
+
+def test_set_owner_creates_then_replaces(conn: sqlite3.Connection) -> None:
+    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    set_owner(conn, "  Jordan   Lee ", "Europe/Paris", time(8), time(16))
+    owner = get_owner(conn)
+    assert (owner.key, owner.name, owner.tz, owner.work_start, owner.work_end) == (
+        "you",
+        "Jordan Lee",
+        "Europe/Paris",
+        time(8),
+        time(16),
+    )
+    assert list_people(conn) == []  # the owner is not one of "the people"
+
+
+@pytest.mark.parametrize(
+    ("key", "name", "tz", "hours", "expected"),
+    [
+        ("Priya", "Priya Raman", "Europe/London", (NINE, FIVE), ["'Priya'", "lowercase", "'priya'"]),
+        ("pri ya!", "Priya Raman", "Europe/London", (NINE, FIVE), ["'pri ya!'", "'pri-ya'"]),
+        ("you", "Priya Raman", "Europe/London", (NINE, FIVE), ["'you'", "set-owner"]),
+        ("priya", "Priya Raman", "Mars/Olympus", (NINE, FIVE), ["'Mars/Olympus'", "Europe/London"]),
+        ("priya", "Priya Raman", "Europe/London", (FIVE, NINE), ["17:00-09:00", "09:00-17:00"]),
+        ("priya", "   ", "Europe/London", (NINE, FIVE), ["name is empty", "--name"]),
+    ],
+)
+def test_add_person_refuses_bad_values(
+    conn: sqlite3.Connection,
+    key: str,
+    name: str,
+    tz: str,
+    hours: tuple[time, time],
+    expected: list[str],
+) -> None:
+    with pytest.raises(CalendarError) as raised:
+        add_person(conn, key, name, tz, *hours)
+    for part in expected:
+        assert part in str(raised.value)
+    assert list_people(conn) == []
+
+
+def test_add_person_refuses_a_taken_key(conn: sqlite3.Connection) -> None:
+    add_person(conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
+    with pytest.raises(CalendarError, match="'priya' is already taken by Priya Raman: choose another key"):
+        add_person(conn, "priya", "Priya Patel", "Asia/Kolkata", NINE, FIVE)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("09:00-17:00", (NINE, FIVE)), ("8:30 - 16:45", (time(8, 30), time(16, 45)))],
+)
+def test_parse_hours(text: str, expected: tuple[time, time]) -> None:
+    assert parse_hours(text) == expected
+
+
+@pytest.mark.parametrize("text", ["9-5", "09:00", "25:00-26:00", "17:00-09:00", "09:00-09:00"])
+def test_parse_hours_refuses(text: str) -> None:
+    with pytest.raises(CalendarError, match="09:00-17:00"):
+        parse_hours(text)
+
+
+def test_find_person_by_key_full_name_or_first_name(conn: sqlite3.Connection) -> None:
+    add_person(conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
+    add_person(conn, "alex-k", "Alex Kim", "Europe/London", NINE, FIVE)
+    add_person(conn, "alex-m", "Alex Moore", "Europe/London", NINE, FIVE)
+    for text in ("priya", "PRIYA", "Priya Raman", "priya  raman"):
+        found = find_person(conn, text)
+        assert found is not None and found.key == "priya"
+    found = find_person(conn, "alex moore")
+    assert found is not None and found.key == "alex-m"
+    assert find_person(conn, "alex") is None  # two people: not a guess
+    assert find_person(conn, "sam") is None
+
+
+# --- events -------------------------------------------------------------------------------
+
+
+def test_add_event_and_events_for_overlap(conn: sqlite3.Connection) -> None:
+    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    add_person(conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
+    event = add_event(conn, "Design review", utc("2026-08-31T09:00"), utc("2026-08-31T10:00"), ["priya", "you"])
+    assert event.attendees == ("you", "priya")
+    assert get_event(conn, event.id) == event
+    row = conn.execute("SELECT start_utc, end_utc FROM events WHERE id = ?", (event.id,)).fetchone()
+    assert tuple(row) == ("2026-08-31T09:00:00Z", "2026-08-31T10:00:00Z")
+
+    def ids(person: str, start: str, end: str) -> list[int]:
+        return [e.id for e in events_for(conn, person, utc(start), utc(end))]
+
+    assert ids("priya", "2026-08-31T09:59", "2026-08-31T11:00") == [event.id]
+    assert ids("you", "2026-08-31T08:00", "2026-08-31T09:01") == [event.id]
+    assert ids("you", "2026-08-31T10:00", "2026-08-31T11:00") == []  # touching is not overlapping
+    assert ids("you", "2026-08-31T08:00", "2026-08-31T09:00") == []
+
+
+@pytest.mark.parametrize(
+    ("title", "attendees", "start", "end", "expected"),
+    [
+        ("Sync", ["you", "sam"], "2026-08-31T09:00", "2026-08-31T10:00", "unknown attendee key(s): sam"),
+        ("  ", ["you"], "2026-08-31T09:00", "2026-08-31T10:00", "title is empty"),
+        ("Sync", [], "2026-08-31T09:00", "2026-08-31T10:00", "at least one attendee"),
+        ("Sync", ["you"], "2026-08-31T10:00", "2026-08-31T09:00", "ends"),
+    ],
+)
+def test_add_event_refuses_bad_values(
+    conn: sqlite3.Connection, title: str, attendees: list[str], start: str, end: str, expected: str
+) -> None:
+    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    with pytest.raises(CalendarError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        add_event(conn, title, utc(start), utc(end), attendees)
+    assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+
+
+# --- fixtures -----------------------------------------------------------------------------
+
+
+def counts(conn: sqlite3.Connection) -> tuple[int, ...]:
+    return tuple(
+        conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("people", "events", "event_attendees")
+    )
+
+
+def test_seed_demo_is_idempotent(conn: sqlite3.Connection) -> None:
+    added = seed_demo(conn)
+    before = counts(conn)
+    assert added == len(demo_fixture()["events"]) == before[1]
+    assert seed_demo(conn) == 0
+    assert counts(conn) == before
+
+
+def test_seed_demo_adds_back_only_what_is_missing(conn: sqlite3.Connection) -> None:
+    seed_demo(conn)
+    before = counts(conn)
+    conn.execute("DELETE FROM events WHERE id = 1")
+    assert seed_demo(conn) == 1
+    assert counts(conn) == before
+
+
+def test_the_demo_calendar(conn: sqlite3.Connection) -> None:
+    fixture = demo_fixture()
+    assert json.loads(json.dumps(fixture)) == fixture  # plain JSON, to embed in a cassette
+    seed_demo(conn)
+    owner = get_owner(conn)
+    assert (owner.name, owner.tz, owner.work_start, owner.work_end) == ("Jordan Lee", "Europe/London", NINE, FIVE)
+    people = {p.key: p for p in list_people(conn)}
+    assert people["priya"].name == "Priya Raman"
+    assert people["priya"].tz == "Europe/London"
+    assert len({p.tz for p in people.values()}) >= 3
+    assert find_person(conn, "sam") is None  # a later lesson needs Sam to be unknown
+    # The current week (the demo clock is Thu 2026-08-27) is lived-in.
+    assert events_for(conn, "you", utc("2026-08-24T00:00"), utc("2026-08-29T00:00"))
+
+
+def test_a_fixture_never_overwrites_another_owner(conn: sqlite3.Connection) -> None:
+    set_owner(conn, "Someone Else", "Asia/Tokyo", NINE, FIVE)
+    with pytest.raises(CalendarError) as raised:
+        seed_demo(conn)
+    assert "Someone Else" in str(raised.value)
+    assert "--db" in str(raised.value)
+    assert counts(conn) == (1, 0, 0)  # one transaction: nothing half-loaded
+
+
+def test_load_fixture_needs_offsets_on_event_starts(conn: sqlite3.Connection) -> None:
+    fixture: dict[str, Any] = {
+        "owner": {"name": "Jordan Lee", "tz": "Europe/London", "hours": "09:00-17:00"},
+        "events": [{"title": "Sync", "start": "2026-08-31T09:00", "minutes": 30, "attendees": ["you"]}],
+    }
+    with pytest.raises(CalendarError, match="no offset"):
+        load_fixture(conn, fixture)
