@@ -6,17 +6,15 @@ Only `ask`, `chat` and `demo` import the SDK and vcrpy, inside the command: `--h
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scheduler_agent.calendar_store import CalendarError
 from scheduler_agent.cli_calendar import calendar_app
-from scheduler_agent.errors import AgentError
+from scheduler_agent.cli_edge import person_facing
 from scheduler_agent.events import Event, Report, TurnOutcome
 from scheduler_agent.options import (
     DEFAULT_MAX_ITERATIONS,
@@ -46,30 +44,6 @@ app = typer.Typer(
 )
 app.add_typer(calendar_app, name="calendar")
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def person_facing(command: F) -> F:
-    """Every failure a person can meet becomes one line on stderr and an exit code, never a traceback."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except AgentError as exc:
-            fail(str(exc), exc.exit_code)
-        except (CalendarError, ValueError) as exc:
-            fail(str(exc), 1)
-        except KeyboardInterrupt:
-            fail("Interrupted.", 130)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def fail(message: str, code: int) -> None:
-    typer.echo(f"Error: {message}", err=True)
-    raise typer.Exit(code)
-
 
 def reporters(dump_array: bool, dump_array_file: Path | None) -> Report:
     """The trace on stderr, plus the dumps asked for: all fed by the loop's events."""
@@ -92,7 +66,7 @@ def show(outcome: TurnOutcome) -> None:
 
 
 @app.command()
-@person_facing
+@person_facing()
 def demo(dump_array: DumpArrayOption = False, dump_array_file: DumpArrayFileOption = None) -> None:
     """Replay the canonical trace offline: no key, no network, a fresh demo calendar, the clock pinned."""
     from scheduler_agent.authoring import cassette_path
@@ -122,7 +96,7 @@ def _live_turns(
 
 
 @app.command("ask")
-@person_facing
+@person_facing()
 def ask_command(
     text: Annotated[str, typer.Argument(help="What to schedule, in plain words.")],
     db: DbOption = None,
@@ -142,7 +116,7 @@ def ask_command(
 
 
 @app.command()
-@person_facing
+@person_facing()
 def chat(
     db: DbOption = None,
     today: TodayOption = None,

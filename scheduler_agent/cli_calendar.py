@@ -30,11 +30,11 @@ from scheduler_agent.calendar_store import (
     set_owner,
 )
 from scheduler_agent.calendar_tools import DEFAULT_MINUTES, CalendarTools, check_minutes
+from scheduler_agent.cli_edge import person_facing
 from scheduler_agent.clock import Clock, parse_pin
 from scheduler_agent.db import open_db
 from scheduler_agent.options import DbOption, TodayOption, default_db_path
 from scheduler_agent.slots import format_day, format_span, format_window, monday_of, week_span
-from scheduler_agent.tools import ToolError
 
 calendar_app = typer.Typer(
     name="calendar",
@@ -47,19 +47,6 @@ NameOption = Annotated[str, typer.Option("--name", help="Full name, e.g. 'Priya 
 TzOption = Annotated[str, typer.Option("--tz", help="IANA time zone, e.g. Europe/London.")]
 HoursOption = Annotated[str, typer.Option("--hours", help="Working hours, local time, Monday to Friday.")]
 MinutesOption = Annotated[int, typer.Option("--minutes", help="Meeting length in minutes (5-480).")]
-
-
-@contextmanager
-def _person_errors() -> Iterator[None]:
-    """Turn a problem a person can fix into one line on stderr and exit 1."""
-    try:
-        yield
-    except (CalendarError, ToolError, ValueError) as exc:
-        typer.echo(f"Error: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except sqlite3.Error as exc:  # e.g. still locked by another process after the busy timeout
-        typer.echo(f"Error: the calendar database failed ({exc}); try again, or give another file with --db", err=True)
-        raise typer.Exit(1) from None
 
 
 def connect(db: Path | None) -> sqlite3.Connection:
@@ -84,7 +71,7 @@ def clock_for(conn: sqlite3.Connection, today: str | None) -> Clock:
 @contextmanager
 def _calendar(db: Path | None) -> Iterator[sqlite3.Connection]:
     """The open calendar for one command, with person-facing errors."""
-    with _person_errors():
+    with person_facing():
         conn = connect(db)
         try:
             yield conn

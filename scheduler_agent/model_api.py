@@ -33,9 +33,12 @@ def make_client(
     middleware: Sequence[MiddlewareInput] = (),
 ) -> anthropic.Anthropic:
     """A client; credentials and ANTHROPIC_BASE_URL are the SDK's business unless given here."""
-    return anthropic.Anthropic(
-        api_key=api_key, base_url=base_url, max_retries=max_retries, middleware=list(middleware) or None
-    )
+    try:
+        return anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, middleware=list(middleware) or None
+        )
+    except anthropic.CredentialsError as exc:
+        raise ModelRequestFailed(f"{exc} {NO_CREDENTIALS}") from exc
 
 
 class ModelAPI:
@@ -49,6 +52,8 @@ class ModelAPI:
             raw = self.client.messages.with_raw_response.create(**request)
             body: JSON = json.loads(raw.http_response.content)
             return body
+        except anthropic.CredentialsError as exc:
+            raise ModelRequestFailed(f"{exc} {NO_CREDENTIALS}") from exc
         except anthropic.AuthenticationError as exc:
             raise ModelRequestFailed(f"The API refused the credentials ({_message(exc)}). {NO_CREDENTIALS}") from exc
         except anthropic.APIStatusError as exc:
