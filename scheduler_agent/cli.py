@@ -70,12 +70,28 @@ def show(outcome: TurnOutcome) -> None:
 def demo(dump_array: DumpArrayOption = False, dump_array_file: DumpArrayFileOption = None) -> None:
     """Replay the canonical trace offline: no key, no network, a fresh demo calendar, the clock pinned."""
     from scheduler_agent.authoring import cassette_path
+
+    _replay(cassette_path("no_mornings"), dump_array, dump_array_file)
+
+
+@app.command()
+@person_facing()
+def replay(
+    path: Annotated[Path, typer.Argument(help="A cassette (.yaml) recorded by scheduler-agent.", metavar="PATH")],
+    dump_array: DumpArrayOption = False,
+    dump_array_file: DumpArrayFileOption = None,
+) -> None:
+    """Replay any cassette offline, with the calendar, clock and inputs it carries; exits as the original did."""
+    _replay(path, dump_array, dump_array_file)
+
+
+def _replay(path: Path, dump_array: bool, dump_array_file: Path | None) -> None:
     from scheduler_agent.replay import replay
 
-    result = replay(cassette_path("no_mornings"), report=reporters(dump_array, dump_array_file))
+    result = replay(path, report=reporters(dump_array, dump_array_file))
     for outcome in result.outcomes:
         show(outcome)
-    raise typer.Exit(result.outcomes[-1].stop.exit_code)
+    raise typer.Exit(result.outcomes[-1].stop.exit_code if result.outcomes else 0)
 
 
 def _live_turns(
@@ -98,7 +114,7 @@ def _live_turns(
 @app.command("ask")
 @person_facing()
 def ask_command(
-    text: Annotated[str, typer.Argument(help="What to schedule, in plain words.")],
+    text: Annotated[str, typer.Argument(help="What to schedule, in plain words.", metavar="TEXT")],
     db: DbOption = None,
     today: TodayOption = None,
     model: ModelOption = DEFAULT_MODEL,

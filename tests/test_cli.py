@@ -184,3 +184,15 @@ def test_fast_paths_do_not_import_the_sdk_or_vcrpy(argv: list[str], tmp_path: Pa
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "LOADED False False"
+
+
+def test_replay_runs_any_cassette_and_a_missing_one_is_one_line(tmp_path: Path) -> None:
+    from scheduler_agent.authoring import cassette_path
+
+    assert invoke("replay", str(cassette_path("no_mornings"))).exit_code == 0
+    missing = invoke("replay", str(tmp_path / "nope.yaml"))
+    assert missing.exit_code == 1 and missing.stderr.strip() == f"Error: No cassette at {tmp_path / 'nope.yaml'}"
+    not_ours = tmp_path / "other.yaml"
+    not_ours.write_text("interactions: []\n")
+    result = invoke("replay", str(not_ours))
+    assert result.exit_code == 1 and "is not a scheduler-agent cassette" in result.stderr
