@@ -120,15 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scheduler_agent.authoring", description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help=f"lessons to record (default: all): {', '.join(LESSONS)}")
     parser.add_argument("--live", action="store_true", help="record against the real API (recordable lessons)")
-    parser.add_argument("--out", type=Path, help="directory to write to (default: the package's cassettes/)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("cassettes"), help="directory to write to (default: ./cassettes)"
+    )
     args = parser.parse_args(argv)
+    if not args.out.is_dir():
+        parser.error(f"no directory {args.out}: run this from the repository root, or give --out DIR")
     names = args.names or [n for n in LESSONS if LESSONS[n].recordable or not args.live]
     for name in names:
         if name not in LESSONS:
             parser.error(f"no lesson {name!r}; the lessons are {', '.join(LESSONS)}")
         if args.live and not LESSONS[name].recordable:
             parser.error(f"{name} is scripted: a real model will not reproduce it on cue")
-        path = (args.out / f"{name}.yaml") if args.out else cassette_path(name)
+        path = args.out / f"{name}.yaml"
         author(name, path, live=args.live)
         sys.stdout.write(f"wrote {path}\n")
     return 0
