@@ -59,3 +59,59 @@ def m001_calendar(conn: sqlite3.Connection) -> None:
         """,
         "CREATE INDEX event_attendees_by_person ON event_attendees (person_key, event_id)",
     )
+
+
+@migration
+def m002_bookings(conn: sqlite3.Connection) -> None:
+    """What each create_event call booked, keyed by its tool_use id, written with the event itself.
+
+    A resumed round finds the record and answers with it instead of booking again.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE bookings (
+            tool_use_id TEXT PRIMARY KEY CHECK (tool_use_id <> ''),
+            event_id INTEGER REFERENCES events (id) ON DELETE SET NULL,
+            result TEXT NOT NULL,  -- the tool_result text the call answered with
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        )
+        """,
+    )
+
+
+@migration
+def m003_conversations(conn: sqlite3.Connection) -> None:
+    """Stored conversations: every entry of the list in order, as the JSON sent, and what else the API saw.
+
+    The system prompt, tools, model and max_tokens are kept as they were sent, so a resume
+    sends exactly what the first process would have. The three counters label interruptions
+    where they are known.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            model TEXT NOT NULL,
+            max_tokens INTEGER NOT NULL,
+            system TEXT NOT NULL,
+            tools TEXT NOT NULL,            -- JSON, the definitions as sent
+            started_on TEXT NOT NULL,       -- the clock's date (owner's zone) when it started
+            clock_pin TEXT,                 -- the pinned instant (ISO, UTC) if the clock was pinned
+            retries_exhausted INTEGER NOT NULL DEFAULT 0,
+            tool_deadlines INTEGER NOT NULL DEFAULT 0,
+            restarts INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+        """
+        CREATE TABLE entries (
+            conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            content TEXT NOT NULL,          -- JSON, exactly as sent
+            PRIMARY KEY (conversation_id, position)
+        )
+        """,
+    )
