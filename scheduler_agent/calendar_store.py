@@ -237,6 +237,25 @@ def add_event(conn: sqlite3.Connection, title: str, start: datetime, end: dateti
     return Event(event_id, title, from_utc_text(start_text), from_utc_text(end_text), keys)
 
 
+def cancel_event(conn: sqlite3.Connection, event_id: int) -> Event:
+    """Delete an event and return it as it was; its attendees go with it.
+
+    A bookings record of the call that made it stays, with its event_id set to NULL: a
+    resumed round still answers with it instead of booking again.
+    """
+    with transaction(conn):
+        event = get_event(conn, event_id)
+        if event is None:
+            newest = conn.execute("SELECT max(id) FROM events").fetchone()[0]
+            hint = "the calendar has no events" if newest is None else f"ids go up to {newest}"
+            raise CalendarError(
+                f"there is no event with id {event_id} ({hint}): "
+                "`scheduler-agent calendar show --week YYYY-MM-DD` lists events with their ids (#N)"
+            )
+        conn.execute("DELETE FROM events WHERE id = ?", (event_id,))
+    return event
+
+
 def _attendee_order(keys: Iterable[str]) -> tuple[str, ...]:
     unique = set(keys)
     return tuple(sorted(unique, key=lambda key: (key != OWNER_KEY, key)))
@@ -272,6 +291,32 @@ def _event(row: sqlite3.Row) -> Event:
         end=from_utc_text(row["end_utc"]),
         attendees=_attendee_order(row["keys"].split()),
     )
+
+
+# --- bookings: what each create_event call booked -------------------------------------
+
+
+@dataclass(frozen=True)
+class Booking:
+    tool_use_id: str
+    event_id: int | None  # None once the event was cancelled
+    result: str  # the tool_result text the call answered with
+
+
+def booking_for(conn: sqlite3.Connection, tool_use_id: str) -> Booking | None:
+    """The booking recorded for call `tool_use_id`, if that call booked anything."""
+    row = conn.execute(
+        "SELECT tool_use_id, event_id, result FROM bookings WHERE tool_use_id = ?", (tool_use_id,)
+    ).fetchone()
+    return None if row is None else Booking(row["tool_use_id"], row["event_id"], row["result"])
+
+
+def record_booking(conn: sqlite3.Connection, tool_use_id: str, event_id: int, result: str) -> Booking:
+    """Record what call `tool_use_id` booked; call it inside the transaction that inserted the event."""
+    conn.execute(
+        "INSERT INTO bookings (tool_use_id, event_id, result) VALUES (?, ?, ?)", (tool_use_id, event_id, result)
+    )
+    return Booking(tool_use_id, event_id, result)
 
 
 # --- fixtures -----------------------------------------------------------------------------

@@ -18,20 +18,24 @@ from importlib import resources
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from scheduler_agent import faults
 from scheduler_agent.calendar_store import (
     OWNER_KEY,
     CalendarError,
     Event,
     Person,
     add_event,
+    booking_for,
     events_for,
     get_owner,
     list_people,
     match_people,
     names_owner,
+    record_booking,
 )
 from scheduler_agent.clock import Clock
 from scheduler_agent.db import transaction
+from scheduler_agent.deadline import Deadline
 from scheduler_agent.slots import (
     Interval,
     NoWindowsReason,
@@ -77,7 +81,7 @@ class CalendarTools:
     def definitions(self) -> list[JSON]:
         return tool_definitions()
 
-    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str:
+    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
         try:
             if name == "find_free_slots":
                 return self.find_free_slots(
@@ -90,6 +94,7 @@ class CalendarTools:
                     arguments["minutes"],
                     arguments.get("title"),
                     tool_use_id=tool_use_id,
+                    deadline=deadline,
                 )
         except CalendarError as exc:  # e.g. no owner yet: only the user can fix it
             raise ToolError(f"The calendar cannot be used: {exc}. Tell the user.") from exc
@@ -171,32 +176,59 @@ class CalendarTools:
         title: str | None = None,
         *,
         tool_use_id: str | None = None,
+        deadline: Deadline | None = None,
     ) -> str:
-        """Book after every check; the conflict check and the insert are one transaction.
+        """Book after every check, exactly once per `tool_use_id`, in one transaction.
 
-        `tool_use_id` is the call being answered: the key under which a booking can be
-        recorded in the same transaction, so a replayed call never books twice.
+        `tool_use_id` is the call being answered. If a booking is already recorded under it
+        (a resumed round), its stored result is returned unchanged and nothing is checked or
+        booked. Otherwise the slot is checked, the event inserted and the record
+        (tool_use_id, event id, result text) written, all in one `BEGIN IMMEDIATE`
+        transaction, so two processes never both book an overlapping slot and a crash leaves
+        both or neither. With `tool_use_id` None (a person at the CLI) no record is kept.
+
+        `deadline` is checked right before the commit: DeadlineExceeded rolls everything back.
         """
-        owner = get_owner(self.conn)
-        other = self.resolve_person(with_, field="with")
-        begins = self._parse_start(start, owner)
-        now = self.clock.now()
-        if begins < now:
-            raise ToolError(
-                f"start {start!r} ({format_moment(begins, owner.tz)} {owner.tz}) is in the past: "
-                f"now is {format_moment(now, owner.tz)} {owner.tz}. Pick a later start, "
-                "e.g. one from find_free_slots."
-            )
-        check_minutes(minutes)
-        name = _check_title(title, other)
-        ends = begins + timedelta(minutes=minutes)
-        self._check_working_hours(owner, other, (begins, ends))
         with transaction(self.conn):
-            # Exactly-once (later): return the booking already recorded for tool_use_id, if any.
+            if tool_use_id is not None:
+                recorded = booking_for(self.conn, tool_use_id)
+                if recorded is not None:
+                    return recorded.result
+            owner = get_owner(self.conn)
+            other = self.resolve_person(with_, field="with")
+            begins = self._parse_start(start, owner)
+            now = self.clock.now()
+            if begins < now:
+                raise ToolError(
+                    f"start {start!r} ({format_moment(begins, owner.tz)} {owner.tz}) is in the past: "
+                    f"now is {format_moment(now, owner.tz)} {owner.tz}. Pick a later start, "
+                    "e.g. one from find_free_slots."
+                )
+            check_minutes(minutes)
+            name = _check_title(title, other)
+            ends = begins + timedelta(minutes=minutes)
+            self._check_working_hours(owner, other, (begins, ends))
             self._check_free(owner, other, (begins, ends), minutes)
+            faults.pause("between_check_and_insert")
             event = add_event(self.conn, name, begins, ends, [OWNER_KEY, other.key])
-            # Exactly-once (later): record tool_use_id -> event.id here, in this same transaction.
-        return self._booked_text(owner, other, event)
+            text = self._booked_text(owner, other, event)
+            if tool_use_id is not None:
+                record_booking(self.conn, tool_use_id, event.id, text)
+            if deadline is not None:
+                deadline.check("create_event")
+        faults.reach("after_calendar_write")
+        return text
+
+    def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
+        """What call `tool_use_id` changed, from the bookings record; None for find_free_slots."""
+        if name != "create_event":
+            return None
+        recorded = booking_for(self.conn, tool_use_id)
+        if recorded is None:
+            return "Nothing was booked."
+        if recorded.event_id is None:
+            return f"The booking was made, and has since been cancelled: {recorded.result} Do not book it again."
+        return f"The booking was made: {recorded.result} Do not book it again."
 
     def _check_working_hours(self, owner: Person, other: Person, meeting: Interval) -> None:
         day = meeting[0].astimezone(ZoneInfo(owner.tz)).date()

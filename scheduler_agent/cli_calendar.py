@@ -22,6 +22,7 @@ from scheduler_agent.calendar_store import (
     Event,
     Person,
     add_person,
+    cancel_event,
     events_for,
     get_owner,
     list_people,
@@ -139,6 +140,21 @@ def add_event_command(
     with _calendar(db) as conn:
         tools = CalendarTools(conn, clock_for(conn, today))
         typer.echo(tools.create_event(with_, start, minutes, title))
+
+
+@calendar_app.command("cancel")
+def cancel_command(
+    event_id: Annotated[int, typer.Argument(help="The event's id, the #N that `calendar show` prints.")],
+    db: DbOption = None,
+) -> None:
+    """Cancel (delete) one event, for everyone attending."""
+    with _calendar(db) as conn:
+        owner = get_owner(conn)
+        event = cancel_event(conn, event_id)
+        span = format_window((event.start, event.end), owner.tz)
+        typer.echo(
+            f"Cancelled {event.title!r} on {span} ({owner.tz}) for {', '.join(event.attendees)}. Event id: {event.id}."
+        )
 
 
 @calendar_app.command("show")

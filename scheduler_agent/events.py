@@ -27,6 +27,14 @@ class ReplyReceived:
 
 
 @dataclass(frozen=True)
+class RoundAnswered:
+    """The user turn of results was appended: one `tool_result` per call of the assistant turn before it."""
+
+    iteration: int
+    results: JSON
+
+
+@dataclass(frozen=True)
 class ToolCalled:
     iteration: int
     call: JSON
@@ -34,9 +42,12 @@ class ToolCalled:
 
 @dataclass(frozen=True)
 class ToolAnswered:
+    """`status` says how the call ended: answered, failed, timed_out or interrupted (tools.CallStatus)."""
+
     iteration: int
     call: JSON
     result: JSON
+    status: str = "answered"
 
 
 class Stop(Enum):
@@ -68,7 +79,7 @@ class TurnEnded:
     outcome: TurnOutcome
 
 
-Event = RequestSent | ReplyReceived | ToolCalled | ToolAnswered | TurnEnded
+Event = RequestSent | ReplyReceived | ToolCalled | ToolAnswered | RoundAnswered | TurnEnded
 Report = Callable[[Event], None]
 
 

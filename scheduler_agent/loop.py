@@ -19,13 +19,14 @@ from scheduler_agent.events import (
     ReplyReceived,
     Report,
     RequestSent,
+    RoundAnswered,
     Stop,
     ToolAnswered,
     ToolCalled,
     TurnEnded,
     TurnOutcome,
 )
-from scheduler_agent.tools import Toolbox, answer_call
+from scheduler_agent.tools import CallStatus, Interrupted, Toolbox, run_call
 
 Send = Callable[[JSON], JSON]  # a request body in, the API's response body out
 Build = Callable[[list[JSON]], JSON]  # the message list in, the whole request body out
@@ -50,16 +51,35 @@ def run_turn(
         calls = tool_uses(reply)
         if not calls or reply.get("stop_reason") != "tool_use":
             if calls:  # cut off mid-call: answer without running, so the list stays valid
-                messages.append({"role": "user", "content": [not_run(call, reply) for call in calls]})
+                why = f"the reply stopped ({reply.get('stop_reason')}) before this call was complete"
+                messages.append({"role": "user", "content": [not_run(call, why) for call in calls]})
+                report(RoundAnswered(iteration, messages[-1]))
             return ended(report, model_stopped(reply, iteration))
-        messages.append({"role": "user", "content": [answer(toolbox, call, iteration, report) for call in calls]})
+        results, interrupted = answer_all(toolbox, calls, iteration, report)
+        messages.append({"role": "user", "content": results})  # ONE user turn: one tool_result per call
+        report(RoundAnswered(iteration, messages[-1]))
+        if interrupted:  # Ctrl-C during a tool: the round is answered (and stored); now stop
+            raise KeyboardInterrupt
 
 
-def answer(toolbox: Toolbox, call: JSON, iteration: int, report: Report) -> JSON:
-    report(ToolCalled(iteration, call))
-    result = answer_call(toolbox, call)
-    report(ToolAnswered(iteration, call, result))
-    return result
+def answer_all(toolbox: Toolbox, calls: list[JSON], iteration: int, report: Report) -> tuple[list[JSON], bool]:
+    """One `tool_result` per call, in order, and whether Ctrl-C stopped the round.
+
+    An interrupted call is answered with what it changed; the calls after it with "not run".
+    """
+    results: list[JSON] = []
+    for call in calls:
+        report(ToolCalled(iteration, call))
+        try:
+            outcome = run_call(toolbox, call)
+        except Interrupted as stop:
+            outcome = stop.outcome
+        report(ToolAnswered(iteration, call, outcome.block, outcome.status))
+        results.append(outcome.block)
+        if outcome.status is CallStatus.INTERRUPTED:
+            rest = calls[len(results) :]
+            return results + [not_run(call, "the user interrupted the round (Ctrl-C)") for call in rest], True
+    return results, False
 
 
 def tool_uses(reply: JSON) -> list[JSON]:
@@ -138,11 +158,8 @@ def model_stopped(reply: JSON, iteration: int) -> TurnOutcome:
     return TurnOutcome(Stop.MODEL_STOPPED, iteration, text_of(reply), statement, reason, tool_uses(reply))
 
 
-def not_run(call: JSON, reply: JSON) -> JSON:
-    text = (
-        f"{call['name']} was not run: the reply stopped ({reply.get('stop_reason')}) before this call was "
-        "complete. Nothing was changed."
-    )
+def not_run(call: JSON, why: str) -> JSON:
+    text = f"{call['name']} was not run: {why}. Nothing was changed."
     return {"type": "tool_result", "tool_use_id": call["id"], "content": text, "is_error": True}
 
 

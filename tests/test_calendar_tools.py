@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -16,7 +16,8 @@ from scheduler_agent.calendar_store import add_event, add_person, seed_demo
 from scheduler_agent.calendar_tools import CalendarTools
 from scheduler_agent.clock import Clock
 from scheduler_agent.db import connect
-from scheduler_agent.tools import ToolError, answer_call
+from scheduler_agent.deadline import Deadline
+from scheduler_agent.tools import JSON, MAX_RESULT_CHARS, ToolError, answer_call
 
 DEMO_CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
 DEMO_WINDOWS = (
@@ -26,6 +27,7 @@ DEMO_WINDOWS = (
     "- Mon 2026-08-31 14:00-15:00\n"
     "- Wed 2026-09-02 09:15-09:45"
 )
+HOUR = Deadline.after(3600)  # a deadline no test reaches
 KNOWN = "Known people: aiko (Aiko Tanaka), marco (Marco Rossi), priya (Priya Raman). Use one of those keys"
 
 
@@ -72,9 +74,11 @@ def test_definitions_are_prompts_tools_json(tools: CalendarTools) -> None:
 
 
 def test_find_free_slots_on_the_demo_week(tools: CalendarTools) -> None:
-    assert tools.run("find_free_slots", {"person": "priya", "week": "2026-08-31"}, "toolu_1") == DEMO_WINDOWS
+    assert tools.run("find_free_slots", {"person": "priya", "week": "2026-08-31"}, "toolu_1", HOUR) == DEMO_WINDOWS
     # Any day of that week, the name instead of the key, and the default length all agree.
-    assert tools.run("find_free_slots", {"person": "Priya Raman", "week": "2026-09-03"}, "toolu_2") == DEMO_WINDOWS
+    assert (
+        tools.run("find_free_slots", {"person": "Priya Raman", "week": "2026-09-03"}, "toolu_2", HOUR) == DEMO_WINDOWS
+    )
 
 
 def test_find_free_slots_through_answer_call(tools: CalendarTools) -> None:
@@ -97,7 +101,7 @@ def test_find_free_slots_in_the_current_week_starts_from_now(conn: sqlite3.Conne
 
 def test_create_event_books_and_stores_the_event(tools: CalendarTools, conn: sqlite3.Connection) -> None:
     before = event_count(conn)
-    text = tools.run("create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}, "toolu_9")
+    text = tools.run("create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}, "toolu_9", HOUR)
     assert text == (
         "Booked 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London) "
         f"for you (Jordan Lee) and Priya Raman (priya). Event id: {before + 1}."
@@ -448,7 +452,7 @@ def test_every_error_names_the_bad_value_and_the_next_step(conn: sqlite3.Connect
     before = event_count(conn)
     tools = CalendarTools(conn, case.clock)
     with pytest.raises(ToolError) as raised:
-        tools.run(case.tool, case.arguments, "toolu_err")
+        tools.run(case.tool, case.arguments, "toolu_err", HOUR)
     text = str(raised.value)
     for part in case.expected:
         assert part in text
@@ -465,3 +469,44 @@ def test_an_error_reaches_the_model_as_is_error(tools: CalendarTools) -> None:
 
 def test_ids_of_the_table_are_unique() -> None:
     assert len({case.id for case in CASES}) == len(CASES)
+
+
+# --- a long result is cut -----------------------------------------------------------------
+
+
+class ManyLines:
+    """A toolbox whose one tool answers `lines` numbered lines."""
+
+    definitions: ClassVar[list[JSON]] = [
+        {"name": "list", "description": "list lines", "input_schema": {"type": "object", "properties": {}}}
+    ]
+
+    def __init__(self, lines: int) -> None:
+        self.lines = lines
+
+    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
+        return "\n".join(f"line {n:05d} of the listing" for n in range(self.lines))
+
+    def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
+        return None
+
+
+def test_a_long_result_is_cut_with_a_note() -> None:
+    whole = ManyLines(1000).run("list", {}, "toolu_l", HOUR)
+    block = answer_call(ManyLines(1000), {"type": "tool_use", "id": "toolu_l", "name": "list", "input": {}})
+    text = block["content"]
+    assert set(block) == {"type", "tool_use_id", "content"}  # still an ordinary result
+    assert len(text) <= MAX_RESULT_CHARS
+    kept, note = text.rsplit("\n", 1)
+    assert whole.startswith(kept + "\n")  # cut at a line end, nothing changed before it
+    assert note == (
+        f"[Cut at {len(kept)} of {len(whole)} characters: the rest was left out. "
+        "Ask for less at once, e.g. a narrower range or one person or week at a time.]"
+    )
+
+
+def test_a_result_within_the_limit_is_whole() -> None:
+    whole = ManyLines(100).run("list", {}, "toolu_l", HOUR)
+    assert len(whole) <= MAX_RESULT_CHARS
+    block = answer_call(ManyLines(100), {"type": "tool_use", "id": "toolu_l", "name": "list", "input": {}})
+    assert block["content"] == whole

@@ -194,3 +194,34 @@ def test_a_pinned_clock_is_the_owners_wall_clock(db: Path) -> None:
     seeded(db)
     result = invoke("add-event", "--with", "priya", "--start", "2026-08-27T09:00", "--db", str(db), *TODAY)
     assert result.exit_code == 0, result.output
+
+
+def test_cancel_deletes_the_event_and_says_what_it_was(db: Path) -> None:
+    seeded(db)
+    booked = invoke(
+        "add-event", "--with", "priya", "--start", "2026-08-31T14:00", "--title", "Roadmap", "--db", str(db), *TODAY
+    )
+    [(event_id,)] = rows(db, "SELECT id FROM events WHERE title = 'Roadmap'")
+    assert booked.stdout.endswith(f"Event id: {event_id}.\n")
+    result = invoke("cancel", str(event_id), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        f"Cancelled 'Roadmap' on Mon 2026-08-31 14:00-14:30 (Europe/London) for you, priya. Event id: {event_id}.\n"
+    )
+    assert rows(db, f"SELECT count(*) FROM events WHERE id = {event_id}") == [(0,)]
+    assert rows(db, f"SELECT count(*) FROM event_attendees WHERE event_id = {event_id}") == [(0,)]
+    # The slot is free again.
+    show = invoke("show", "--person", "priya", "--week", "2026-08-31", "--db", str(db), *TODAY)
+    assert "  Mon 2026-08-31 14:00-15:00" in show.stdout.splitlines()
+
+
+def test_cancel_an_unknown_event(db: Path) -> None:
+    seeded(db)
+    before = rows(db, "SELECT count(*) FROM events")
+    newest = rows(db, "SELECT max(id) FROM events")[0][0]
+    assert_person_error(
+        invoke("cancel", "999", "--db", str(db)),
+        f"there is no event with id 999 (ids go up to {newest})",
+        "calendar show --week YYYY-MM-DD",
+    )
+    assert rows(db, "SELECT count(*) FROM events") == before

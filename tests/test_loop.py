@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import pytest
 from scripted import scripted_send
 
+from scheduler_agent.deadline import Deadline
 from scheduler_agent.events import JSON, Event, Stop, ToolCalled, TurnEnded
 from scheduler_agent.loop import add_user_text, iterations_in_turn, run_turn
 from scheduler_agent.request import build_request
@@ -33,13 +34,16 @@ class EchoTools:
     def __init__(self) -> None:
         self.ran: list[str] = []
 
-    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str:
+    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
         self.ran.append(tool_use_id)
         if name == "fail":
             raise ToolError(f"fail refused {arguments['word']!r}; call echo instead")
         if name == "crash":
             raise ZeroDivisionError("division by zero")
         return f"echo: {arguments['word']}"
+
+    def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
+        return None  # echo only reads
 
 
 def build(messages: list[JSON]) -> JSON:

@@ -1,0 +1,100 @@
+"""Fault points and pauses: hooks FOR TESTS ONLY. Never set these variables in real use.
+
+Code marks the moments where a crash or a race matters with `reach(point)` and `pause(point)`;
+both do nothing unless a test set the environment variables below.
+
+- `SCHEDULER_AGENT_FAULT=POINT` kills this process with SIGKILL (no cleanup, no `finally`,
+  no atexit: what a power cut or `kill -9` does) the first time `reach(POINT)` runs;
+  `POINT@N` kills it the N-th time `reach(POINT)` runs in this process. Several may be
+  given, separated by commas.
+- `reach_later(POINT)` counts and matches the same way, but the SIGKILL comes
+  `SCHEDULER_AGENT_FAULT_DELAY` seconds later (default 0.5), from a timer thread: the way
+  to die *while* the caller is blocked, e.g. waiting for the model's response.
+- `SCHEDULER_AGENT_TEST_PAUSE_AT=POINT` with `SCHEDULER_AGENT_TEST_PAUSE=SECONDS` makes
+  `pause(POINT)` sleep that long, so a test can make two processes really overlap there.
+
+Points in the code:
+- `after_assistant_stored`, `between_calls`, `after_results_stored` (reach) and
+  `waiting_for_model` (reach_later): in the session, see `session.py`.
+- `after_calendar_write` (reach): `create_event` has committed the event and its bookings
+  record, and has not returned its result yet.
+- `between_check_and_insert` (pause): inside `create_event`'s transaction, holding the write
+  lock, after the slot was found free and before the event is inserted.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections import Counter
+
+FAULT_VARIABLE = "SCHEDULER_AGENT_FAULT"
+DELAY_VARIABLE = "SCHEDULER_AGENT_FAULT_DELAY"
+DEFAULT_DELAY_SECONDS = 0.5
+PAUSE_AT_VARIABLE = "SCHEDULER_AGENT_TEST_PAUSE_AT"
+PAUSE_VARIABLE = "SCHEDULER_AGENT_TEST_PAUSE"
+
+_reached: Counter[str] = Counter()
+
+
+def reach(point: str) -> None:
+    """Count a pass through `point`; SIGKILL this process if `SCHEDULER_AGENT_FAULT` names this pass."""
+    if _fires(point):
+        _kill()
+
+
+def reach_later(point: str) -> None:
+    """Like `reach`, but the SIGKILL comes `SCHEDULER_AGENT_FAULT_DELAY` seconds later, from a timer thread."""
+    if _fires(point):
+        text = os.environ.get(DELAY_VARIABLE, "")
+        try:
+            delay = float(text) if text else DEFAULT_DELAY_SECONDS
+        except ValueError:
+            raise ValueError(f"{DELAY_VARIABLE}={text!r} is not a number of seconds: give e.g. 0.5") from None
+        timer = threading.Timer(delay, _kill)
+        timer.daemon = True
+        timer.start()
+
+
+def reached(point: str) -> int:
+    """How many times `point` has been reached in this process."""
+    return _reached[point]
+
+
+def pause(point: str) -> None:
+    """Sleep `SCHEDULER_AGENT_TEST_PAUSE` seconds if `SCHEDULER_AGENT_TEST_PAUSE_AT` names `point`."""
+    if os.environ.get(PAUSE_AT_VARIABLE, "").strip() != point:
+        return
+    text = os.environ.get(PAUSE_VARIABLE, "")
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"{PAUSE_VARIABLE}={text!r} is not a number of seconds: give e.g. 1 or 0.5") from None
+    time.sleep(seconds)
+
+
+def _fires(point: str) -> bool:
+    _reached[point] += 1
+    for spec in _specs(os.environ.get(FAULT_VARIABLE, "")):
+        name, _, nth = spec.partition("@")
+        if name == point and _reached[point] == _nth(spec, nth):
+            return True
+    return False
+
+
+def _kill() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _specs(text: str) -> list[str]:
+    return [spec.strip() for spec in text.split(",") if spec.strip()]
+
+
+def _nth(spec: str, text: str) -> int:
+    if not text:
+        return 1
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{FAULT_VARIABLE} entry {spec!r} is malformed: give POINT or POINT@N with N >= 1")
+    return int(text)
