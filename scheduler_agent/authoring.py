@@ -26,7 +26,7 @@ from scheduler_agent.model_api import ModelAPI, make_client
 from scheduler_agent.options import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
 from scheduler_agent.replay import PLACEHOLDER_KEY, calendar_from, settings_of
 from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
-from scheduler_agent.session import ask
+from scheduler_agent.session import Session
 
 
 @dataclass(frozen=True)
@@ -105,12 +105,10 @@ def author(name: str, path: Path, *, live: bool = False) -> JSON:
         )
         server = None if live else stack.enter_context(ScriptedServer(lesson.replies))
         client = make_client() if server is None else make_client(api_key=PLACEHOLDER_KEY, base_url=server.url)
-        send, settings = ModelAPI(client).send, settings_of(setup)
-        messages: list[JSON] = []
+        session = Session(conn, clock, ModelAPI(client).send, settings_of(setup), ignore)
         with cassette.recording(path, setup):
             for user_text in setup["inputs"]:
-                outcome = ask(messages, user_text, conn=conn, clock=clock, send=send, settings=settings, report=ignore)
-                setup["exit_code"] = outcome.stop.exit_code  # the setup dict is saved when recording ends
+                setup["exit_code"] = session.ask(user_text).stop.exit_code  # the setup is saved when recording ends
         if server is not None and server.unused:
             raise RuntimeError(f"{name}: {server.unused} scripted replies were never requested")
     return setup

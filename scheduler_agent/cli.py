@@ -7,33 +7,38 @@ Only `ask`, `chat` and `demo` import the SDK and vcrpy, inside the command: `--h
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scheduler_agent.cli_calendar import calendar_app
+from scheduler_agent.cli_calendar import calendar_app, clock_for, connect
+from scheduler_agent.cli_conversations import conversations_app
 from scheduler_agent.cli_edge import person_facing
+from scheduler_agent.errors import AgentError
 from scheduler_agent.events import Event, Report, TurnOutcome
 from scheduler_agent.options import (
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_MODEL,
+    CidOption,
+    ContextBudgetOption,
+    ContinueOption,
     DbOption,
     DumpArrayFileOption,
     DumpArrayOption,
     MaxIterationsOption,
     ModelOption,
+    NoStoreOption,
     TodayOption,
 )
 from scheduler_agent.render import ArrayDump, ArrayDumpFile, Trace
 
 if TYPE_CHECKING:
-    from scheduler_agent.session import Settings
+    from scheduler_agent.session import Session, Settings
 
 EXIT_CODES = """Exit codes: 0 done · 1 error · 2 usage · 3 iteration bound reached (the list is valid; send a new
 message to go on) · 4 the model stopped (max_tokens, refusal, context window, pause) · 5 the API unavailable
-(retries exhausted, connection) · 130 interrupted."""
+(retries exhausted, connection) · 6 lint: a conversation that is only interrupted · 130 interrupted."""
 
 app = typer.Typer(
     help="A scheduling agent: a while-loop around a stateless model, with the message list as its whole state.",
@@ -43,6 +48,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(calendar_app, name="calendar")
+app.add_typer(conversations_app, name="conversations")
 
 
 def reporters(dump_array: bool, dump_array_file: Path | None) -> Report:
@@ -94,21 +100,42 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None) -> None:
     raise typer.Exit(result.outcomes[-1].stop.exit_code if result.outcomes else 0)
 
 
-def _live_turns(
-    db: Path | None, today: str | None, settings: Settings, report: Report
-) -> Callable[[list[Any], str], TurnOutcome]:
-    from scheduler_agent.cli_calendar import clock_for, connect
+def _session(
+    db: Path | None,
+    today: str | None,
+    settings: Settings,
+    report: Report,
+    *,
+    resume_id: int | None = None,
+    continue_last: bool = False,
+    cid: int | None = None,
+    store: bool = True,
+) -> Session:
+    """A live session: the SDK as the person configured it, a new or a stored conversation."""
+    from scheduler_agent import conversations
     from scheduler_agent.model_api import ModelAPI, make_client
-    from scheduler_agent.session import ask
+    from scheduler_agent.session import Session
 
+    if not store and (continue_last or cid is not None):
+        raise typer.BadParameter("--no-store cannot continue a stored conversation; drop -c/--cid or --no-store")
     conn = connect(db)
-    clock = clock_for(conn, today)
+    if continue_last and cid is None:
+        cid = conversations.latest_id(conn)
+        if cid is None:
+            raise AgentError("No stored conversation to continue: start one with `scheduler-agent ask TEXT`")
+    cid = resume_id if resume_id is not None else cid
+    # A stored conversation keeps its pinned clock unless --today says otherwise.
+    clock = clock_for(conn, today) if today or cid is None else None
     send = ModelAPI(make_client()).send
-
-    def turn(messages: list[Any], text: str) -> TurnOutcome:
-        return ask(messages, text, conn=conn, clock=clock, send=send, settings=settings, report=report)
-
-    return turn
+    if cid is not None:
+        session = Session.stored(conn, cid, send, settings, report, clock)
+    else:
+        session = Session(conn, clock or clock_for(conn, None), send, settings, report)
+        if store:
+            session.store()
+    if session.cid is not None:
+        typer.echo(f"conversation {session.cid}", err=True)
+    return session
 
 
 @app.command("ask")
@@ -119,14 +146,20 @@ def ask_command(
     today: TodayOption = None,
     model: ModelOption = DEFAULT_MODEL,
     max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
+    continue_last: ContinueOption = False,
+    cid: CidOption = None,
+    no_store: NoStoreOption = False,
+    context_budget: ContextBudgetOption = None,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
 ) -> None:
-    """One user turn against the API (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...)."""
+    """One user turn against the API (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...); stored."""
     from scheduler_agent.session import Settings
 
-    turn = _live_turns(db, today, Settings(model, max_iterations), reporters(dump_array, dump_array_file))
-    outcome = turn([], text)
+    settings = Settings(model, max_iterations, context_budget=context_budget)
+    report = reporters(dump_array, dump_array_file)
+    session = _session(db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store)
+    outcome = session.ask(text)
     show(outcome)
     raise typer.Exit(outcome.stop.exit_code)
 
@@ -138,14 +171,19 @@ def chat(
     today: TodayOption = None,
     model: ModelOption = DEFAULT_MODEL,
     max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
+    continue_last: ContinueOption = False,
+    cid: CidOption = None,
+    no_store: NoStoreOption = False,
+    context_budget: ContextBudgetOption = None,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
 ) -> None:
     """An interactive session; the list carries over from turn to turn. End with /quit or Ctrl-D."""
     from scheduler_agent.session import Settings
 
-    turn = _live_turns(db, today, Settings(model, max_iterations), reporters(dump_array, dump_array_file))
-    messages: list[Any] = []
+    settings = Settings(model, max_iterations, context_budget=context_budget)
+    report = reporters(dump_array, dump_array_file)
+    session = _session(db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store)
     interactive = sys.stdin.isatty()
     if interactive:
         typer.echo("Chatting with the scheduler. /quit or Ctrl-D to leave.", err=True)
@@ -153,9 +191,60 @@ def chat(
         line = read_line("you> " if interactive else "")
         if line is None or line.strip() in ("/quit", "/exit"):
             return
-        if not line.strip():
-            continue
-        show(turn(messages, line.strip()))  # a stop's statement is in the trace; the chat goes on
+        if line.strip():
+            show(session.ask(line.strip()))  # a stop's statement is in the trace; the chat goes on
+
+
+@app.command()
+@person_facing()
+def resume(
+    cid: Annotated[int, typer.Argument(help="The stored conversation to finish.", metavar="ID")],
+    db: DbOption = None,
+    today: TodayOption = None,
+    max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
+    dump_array: DumpArrayOption = False,
+    dump_array_file: DumpArrayFileOption = None,
+) -> None:
+    """Finish an interrupted turn with no new input: run an unanswered round, or ask the model again.
+
+    Sends exactly what the first process would have sent; a booking already made is not made again."""
+    from scheduler_agent.session import Settings
+
+    settings = Settings(DEFAULT_MODEL, max_iterations)
+    session = _session(db, today, settings, reporters(dump_array, dump_array_file), resume_id=cid)
+    outcome = session.resume()
+    show(outcome)
+    raise typer.Exit(outcome.stop.exit_code)
+
+
+@app.command()
+@person_facing()
+def stats(db: DbOption = None) -> None:
+    """Interruptions across all stored conversations, each counted where it was known."""
+    from scheduler_agent import conversations
+
+    totals = conversations.totals(connect(db))
+    typer.echo(f"conversations stored:        {totals['conversations']}")
+    typer.echo(f"model retries exhausted:     {totals['retries_exhausted']}")
+    typer.echo(f"tools past their deadline:   {totals['tool_deadlines']}")
+    typer.echo(f"process restarts (resumes):  {totals['restarts']}")
+
+
+@app.command()
+@person_facing()
+def lint(
+    path: Annotated[
+        Path,
+        typer.Argument(help="A JSON array of messages, {messages: [...]}, a dump file or a cassette.", metavar="PATH"),
+    ],
+) -> None:
+    """Check a message list's grammar: exit 0 clean, 1 violations, 6 a conversation that is only interrupted."""
+    from scheduler_agent.lint import lint_file
+
+    result = lint_file(path)
+    for line in result.lines:
+        typer.echo(line)
+    raise typer.Exit(result.exit_code)
 
 
 def read_line(prompt: str) -> str | None:

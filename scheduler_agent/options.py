@@ -60,3 +60,25 @@ DumpArrayFileOption = Annotated[
         show_default=False,
     ),
 ]
+ContinueOption = Annotated[
+    bool,
+    typer.Option("-c", "--continue", help="Continue the most recent stored conversation."),
+]
+CidOption = Annotated[
+    int | None,
+    typer.Option("--cid", help="Continue the stored conversation with this id.", show_default=False),
+]
+NoStoreOption = Annotated[
+    bool,
+    typer.Option("--no-store", help="Keep nothing: the conversation is not written to the database."),
+]
+ContextBudgetOption = Annotated[
+    int | None,
+    typer.Option(
+        "--context-budget",
+        min=1,
+        help="Send at most about this many tokens of the list: whole old rounds are left out of the request "
+        "(never the first user turn, never a call without its result). The stored list is untouched.",
+        show_default=False,
+    ),
+]

@@ -19,7 +19,7 @@ from scheduler_agent.clock import Clock, parse_pin
 from scheduler_agent.events import JSON, Report, TurnOutcome
 from scheduler_agent.model_api import ModelAPI, make_client
 from scheduler_agent.options import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
-from scheduler_agent.session import Settings, ask
+from scheduler_agent.session import Session, Settings
 
 # The SDK refuses to send without a credential; replay and scripted recording need one that is not a secret.
 PLACEHOLDER_KEY = "sk-ant-placeholder-not-a-real-key"
@@ -36,9 +36,11 @@ class Replayed:
 
 def settings_of(setup: JSON) -> Settings:
     options = setup.get("options", {})
+    budget = options.get("context_budget")
     return Settings(
         model=options.get("model", DEFAULT_MODEL),
         max_iterations=int(options.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
+        context_budget=int(budget) if budget is not None else None,
     )
 
 
@@ -63,11 +65,8 @@ def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replay
         result.db_path = directory / "calendar.db"
         with calendar_from(setup, directory) as (conn, clock), cassette.replaying(path) as replay:
             client = make_client(api_key=PLACEHOLDER_KEY, middleware=[cassette.replay_middleware(replay)])
-            send = ModelAPI(client).send
+            session = Session(conn, clock, ModelAPI(client).send, settings_of(setup), report, messages=result.messages)
             for text in setup["inputs"]:
-                outcome = ask(
-                    result.messages, text, conn=conn, clock=clock, send=send, settings=settings_of(setup), report=report
-                )
-                result.outcomes.append(outcome)
+                result.outcomes.append(session.ask(text))
             replay.check_all_played()
     return result

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -29,6 +30,7 @@ class Reply:
     error_type: str = ""
     error_message: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds to wait before answering: a model that takes its time
 
     def body(self, request: JSON, number: int) -> JSON:
         if self.status != 200:
@@ -68,11 +70,18 @@ def tool_use(call_id: str, name: str, arguments: JSON) -> JSON:
 
 
 class ScriptedServer:
-    """Serves `replies` in order on 127.0.0.1; `received` keeps every request body it was sent."""
+    """Serves `replies` on 127.0.0.1; `received` keeps every request body it was sent.
 
-    def __init__(self, replies: list[Reply]) -> None:
+    By default the replies are served in order. With `by_length=True` the reply is chosen by the
+    request's entry count (1 entry: the first reply, 3: the second, ...), so a conversation that
+    a crash interrupted and another process resumed gets the same answer to the same request.
+    """
+
+    def __init__(self, replies: list[Reply], *, by_length: bool = False) -> None:
         self.replies = list(replies)
+        self.by_length = by_length
         self.received: list[JSON] = []
+        self.served: set[int] = set()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
@@ -84,7 +93,7 @@ class ScriptedServer:
 
     @property
     def unused(self) -> int:
-        return len(self.replies) - len(self.received)
+        return len(self.replies) - len(self.served)
 
     def __enter__(self) -> ScriptedServer:
         self._thread.start()
@@ -94,15 +103,14 @@ class ScriptedServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def _next(self, request: JSON) -> tuple[int, JSON, dict[str, str]]:
+    def _next(self, request: JSON) -> tuple[Reply | None, int]:
         with self._lock:
             self.received.append(request)
-            number = len(self.received)
-            if number > len(self.replies):
-                error = {"type": "invalid_request_error", "message": f"script has no reply number {number}"}
-                return 500, {"type": "error", "error": error}, {"x-should-retry": "false"}
-            reply = self.replies[number - 1]
-        return reply.status, reply.body(request, number), reply.headers
+            number = (len(request.get("messages", [])) + 1) // 2 if self.by_length else len(self.received)
+            if not 1 <= number <= len(self.replies):
+                return None, number
+            self.served.add(number - 1)
+            return self.replies[number - 1], number
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -111,7 +119,13 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 request = json.loads(self.rfile.read(length) or b"{}")
-                status, body, headers = server._next(request)
+                reply, number = server._next(request)
+                if reply is None:
+                    error = {"type": "invalid_request_error", "message": f"the script has no reply number {number}"}
+                    status, body, headers = 500, {"type": "error", "error": error}, {"x-should-retry": "false"}
+                else:
+                    time.sleep(reply.delay)
+                    status, body, headers = reply.status, reply.body(request, number), reply.headers
                 payload = json.dumps(body, separators=(",", ":")).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
