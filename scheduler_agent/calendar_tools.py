@@ -50,7 +50,7 @@ from scheduler_agent.slots import (
     shared_working_hours,
     week_span,
 )
-from scheduler_agent.tools import JSON, ToolError
+from scheduler_agent.tools import JSON, TOOL_DEADLINE_SECONDS, ToolError
 
 MIN_MINUTES, MAX_MINUTES = 5, 480
 DEFAULT_MINUTES = 30
@@ -73,9 +73,10 @@ def tool_definitions() -> list[JSON]:
 class CalendarTools:
     """The `Toolbox` on one calendar database, judging "now" and "the past" by `clock`."""
 
-    def __init__(self, conn: sqlite3.Connection, clock: Clock) -> None:
+    def __init__(self, conn: sqlite3.Connection, clock: Clock, deadline_seconds: float = TOOL_DEADLINE_SECONDS) -> None:
         self.conn = conn
         self.clock = clock
+        self.deadline_seconds = deadline_seconds
 
     @property
     def definitions(self) -> list[JSON]:

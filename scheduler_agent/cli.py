@@ -30,8 +30,10 @@ from scheduler_agent.options import (
     ModelOption,
     NoStoreOption,
     TodayOption,
+    ToolDeadlineOption,
 )
 from scheduler_agent.render import ArrayDump, ArrayDumpFile, Trace
+from scheduler_agent.tools import TOOL_DEADLINE_SECONDS
 
 if TYPE_CHECKING:
     from scheduler_agent.session import Session, Settings
@@ -150,13 +152,14 @@ def ask_command(
     cid: CidOption = None,
     no_store: NoStoreOption = False,
     context_budget: ContextBudgetOption = None,
+    tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
 ) -> None:
     """One user turn against the API (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...); stored."""
     from scheduler_agent.session import Settings
 
-    settings = Settings(model, max_iterations, context_budget=context_budget)
+    settings = Settings(model, max_iterations, context_budget=context_budget, tool_deadline=tool_deadline)
     report = reporters(dump_array, dump_array_file)
     session = _session(db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store)
     outcome = session.ask(text)
@@ -175,13 +178,14 @@ def chat(
     cid: CidOption = None,
     no_store: NoStoreOption = False,
     context_budget: ContextBudgetOption = None,
+    tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
 ) -> None:
     """An interactive session; the list carries over from turn to turn. End with /quit or Ctrl-D."""
     from scheduler_agent.session import Settings
 
-    settings = Settings(model, max_iterations, context_budget=context_budget)
+    settings = Settings(model, max_iterations, context_budget=context_budget, tool_deadline=tool_deadline)
     report = reporters(dump_array, dump_array_file)
     session = _session(db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store)
     interactive = sys.stdin.isatty()
@@ -202,6 +206,7 @@ def resume(
     db: DbOption = None,
     today: TodayOption = None,
     max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
+    tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
 ) -> None:
@@ -210,7 +215,7 @@ def resume(
     Sends exactly what the first process would have sent; a booking already made is not made again."""
     from scheduler_agent.session import Settings
 
-    settings = Settings(DEFAULT_MODEL, max_iterations)
+    settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline)
     session = _session(db, today, settings, reporters(dump_array, dump_array_file), resume_id=cid)
     outcome = session.resume()
     show(outcome)

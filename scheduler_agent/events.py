@@ -75,11 +75,18 @@ class TurnOutcome:
 
 
 @dataclass(frozen=True)
+class GrammarWarning:
+    """The list breaks a rule the API would not enforce (it was sent): `violations` say where and why."""
+
+    violations: list[Any]
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     outcome: TurnOutcome
 
 
-Event = RequestSent | ReplyReceived | ToolCalled | ToolAnswered | RoundAnswered | TurnEnded
+Event = RequestSent | ReplyReceived | ToolCalled | ToolAnswered | RoundAnswered | GrammarWarning | TurnEnded
 Report = Callable[[Event], None]
 
 

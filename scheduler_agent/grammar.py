@@ -55,6 +55,7 @@ class Violation:
 
     where: str
     cause: str
+    api_accepts: bool = False  # the API would take it (it merges same-role turns; it cannot see provenance)
 
     def __str__(self) -> str:
         return f"{self.where}: {self.cause}"
@@ -68,9 +69,11 @@ class GrammarError(AgentError):
     def __init__(self, violations: Sequence[Violation]) -> None:
         self.violations = list(violations)
         count = len(self.violations)
+        rejected = any(not violation.api_accepts for violation in self.violations)
         head = (
             f"The message list was NOT sent: it breaks the API's grammar in {count} "
-            f"place{'' if count == 1 else 's'} (a bug in the code that built the list; the API would reject it):"
+            f"place{'' if count == 1 else 's'} (a bug in the code that built the list"
+            f"{'; the API would reject it' if rejected else ''}):"
         )
         super().__init__("\n".join([head, *(f"  {violation}" for violation in self.violations)]))
 
@@ -194,7 +197,7 @@ class _Walker:
             if missing:
                 found.append(Violation(_at(index - 1), API_MISSING_RESULTS.format(ids=", ".join(missing))))
         if role in ROLES and _role(before) == role:
-            found.append(Violation(_at(index), _same_role(role, index)))
+            found.append(Violation(_at(index), _same_role(role, index), api_accepts=True))
         found += self._own(entry, index, role, asked)
         return found
 
@@ -399,7 +402,7 @@ def _provenance(
                 f"the assistant turn is not the provider's own content: it differs at {difference}; "
                 "append the response's content exactly as it arrived, every block in order"
             )
-            placed.append((index, Violation(_at(index), cause)))
+            placed.append((index, Violation(_at(index), cause, api_accepts=True)))
     return placed, outside
 
 

@@ -82,3 +82,11 @@ ContextBudgetOption = Annotated[
         show_default=False,
     ),
 ]
+ToolDeadlineOption = Annotated[
+    float,
+    typer.Option(
+        "--tool-deadline",
+        min=0.1,
+        help="Seconds one tool call may take; a booking past it is rolled back and the model is told so.",
+    ),
+]

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from scheduler_agent.events import (
     Event,
+    GrammarWarning,
     ReplyReceived,
     RequestSent,
     ToolAnswered,
@@ -52,6 +53,9 @@ class Trace:
                 mark = "  ✗ " if result.get("is_error") else "  ← "
                 text = str(result["content"]).replace("\n", "\n    ")
                 self.out.write(f"{mark}{text}\n")
+            case GrammarWarning(violations):
+                for violation in violations:
+                    self.out.write(f"[warning] {violation}\n")
             case TurnEnded(outcome) if outcome.statement:
                 self.out.write(f"[stopped] {outcome.statement}\n")
         self.out.flush()

@@ -8,8 +8,9 @@ grows. The list stays a plain `list` of dicts, in `session.messages`, for anyone
 from __future__ import annotations
 
 import copy
+import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from scheduler_agent import conversations, faults
@@ -21,6 +22,7 @@ from scheduler_agent.errors import AgentError, ModelUnavailable
 from scheduler_agent.events import (
     JSON,
     Event,
+    GrammarWarning,
     ReplyReceived,
     Report,
     RequestSent,
@@ -32,7 +34,7 @@ from scheduler_agent.grammar import GrammarError, IncrementalChecker, check, con
 from scheduler_agent.loop import Send, add_user_text, answer_all, iterations_in_turn, run_turn, tool_uses
 from scheduler_agent.prompt_loader import render
 from scheduler_agent.request import DEFAULT_MAX_TOKENS, build_request
-from scheduler_agent.tools import CallStatus
+from scheduler_agent.tools import TOOL_DEADLINE_SECONDS, CallStatus
 from scheduler_agent.trim import trimmed
 
 
@@ -59,6 +61,9 @@ class Settings:
     max_iterations: int
     max_tokens: int = DEFAULT_MAX_TOKENS
     context_budget: int | None = None  # estimated tokens; None sends the whole list
+    tool_deadline: float = TOOL_DEADLINE_SECONDS
+    # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
+    strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
 
 class Session:
@@ -81,7 +86,7 @@ class Session:
         self.journal = Journal(conn, cid, self.messages) if cid is not None else None
         self.checker = IncrementalChecker()
         self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
-        self.toolbox = CalendarTools(conn, clock)
+        self.toolbox = CalendarTools(conn, clock, settings.tool_deadline)
         self.context: Context | None = None  # what the API sees besides the list, as last sent or stored
 
     # --- opening ----------------------------------------------------------------------------
@@ -169,8 +174,11 @@ class Session:
             view = trimmed(messages, self.settings.context_budget)
             if view is not messages:
                 violations = check(view, mode="request")
+        refused = violations if self.settings.strict else [v for v in violations if not v.api_accepts]
+        if refused:
+            raise GrammarError(refused)
         if violations:
-            raise GrammarError(violations)
+            self.report(GrammarWarning(violations))
         context = self.context or self.fresh_context()
         return build_request(
             model=context.model,

@@ -29,7 +29,7 @@ from scheduler_agent.deadline import Deadline, DeadlineExceeded
 JSON = dict[str, Any]
 
 TOOL_DEADLINE_SECONDS = 30.0
-"""The default time one call gets (`answer_call` without a deadline)."""
+"""The default time one call gets (`--tool-deadline`)."""
 
 MAX_RESULT_CHARS = 4_000
 """A result text longer than this is cut, and says so: it is re-sent with every later request."""
@@ -46,6 +46,8 @@ class ToolError(Exception):
 
 class Toolbox(Protocol):
     """The tools the model may call: their definitions as sent, a way to run one, and what one changed."""
+
+    deadline_seconds: float  # the time one call gets
 
     @property
     def definitions(self) -> list[JSON]: ...
@@ -142,7 +144,7 @@ def run_call(toolbox: Toolbox, call: Mapping[str, Any], deadline: Deadline | Non
     answer, when the tool was stopped by KeyboardInterrupt.
     """
     name, call_id, arguments = call["name"], call["id"], call.get("input", {})
-    deadline = deadline if deadline is not None else Deadline.after(TOOL_DEADLINE_SECONDS)
+    deadline = deadline if deadline is not None else Deadline.after(toolbox.deadline_seconds)
     definition = next((d for d in toolbox.definitions if d["name"] == name), None)
     if definition is None:
         known = ", ".join(d["name"] for d in toolbox.definitions)

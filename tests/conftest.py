@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from scheduler_agent.scripted_server import Reply, ScriptedServer
+
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Clear ANTHROPIC_* and SCHEDULER_AGENT_*, and point HOME and the SDK's config dir at tmp."""
+    """Clear ANTHROPIC_* and SCHEDULER_AGENT_*, point HOME and the SDK's config dir at tmp, run strict."""
     for name in list(os.environ):
         if name.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_")):
             monkeypatch.delenv(name)
@@ -21,4 +23,35 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(home / ".config" / "anthropic"))
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("SCHEDULER_AGENT_STRICT", "1")  # any grammar violation raises
     yield tmp_path
+
+
+@pytest.fixture
+def demo_db(tmp_path: Path) -> Path:
+    """A calendar file seeded with the demo data."""
+    from scheduler_agent import db
+    from scheduler_agent.calendar_store import seed_demo
+
+    path = tmp_path / "cal.db"
+    conn = db.connect(path)
+    seed_demo(conn)
+    conn.close()
+    return path
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ScriptedServer]]:
+    """Point the SDK at a loopback server with scripted replies; a dummy key, never a real one."""
+    servers: list[ScriptedServer] = []
+
+    def serve(replies: list[Reply], **options: bool) -> ScriptedServer:
+        server = ScriptedServer(replies, **options).__enter__()
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+        servers.append(server)
+        return server
+
+    yield serve
+    for server in servers:
+        server.__exit__(None, None, None)

@@ -483,6 +483,7 @@ class ManyLines:
 
     def __init__(self, lines: int) -> None:
         self.lines = lines
+        self.deadline_seconds = 30.0
 
     def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
         return "\n".join(f"line {n:05d} of the listing" for n in range(self.lines))

@@ -12,37 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from scheduler_agent.cli import app
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
+from scheduler_agent.scripted_server import Reply, text, tool_use
 
 runner = CliRunner()
 
 
 def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
     return runner.invoke(app, list(args), input=input)
-
-
-@pytest.fixture
-def demo_db(tmp_path: Path) -> Path:
-    db = tmp_path / "cal.db"
-    assert invoke("calendar", "seed-demo", "--db", str(db)).exit_code == 0
-    return db
-
-
-@pytest.fixture
-def api(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """Point the SDK at a loopback server with scripted replies; a dummy key, never a real one."""
-
-    def serve(replies: list[Reply]) -> ScriptedServer:
-        server = ScriptedServer(replies).__enter__()
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
-        servers.append(server)
-        return server
-
-    servers: list[ScriptedServer] = []
-    yield serve
-    for server in servers:
-        server.__exit__(None, None, None)
 
 
 def test_demo_replays_the_canonical_trace() -> None:

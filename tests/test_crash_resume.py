@@ -63,6 +63,7 @@ def cli(args: list[str], server: ScriptedServer, fault: str | None = None) -> su
         "ANTHROPIC_BASE_URL": server.url,
         "ANTHROPIC_API_KEY": "sk-ant-test-dummy",
         "SCHEDULER_AGENT_FAULT_DELAY": "0.2",
+        "SCHEDULER_AGENT_STRICT": "1",
     }
     if fault:
         env["SCHEDULER_AGENT_FAULT"] = fault

@@ -137,6 +137,7 @@ def test_shape_c_an_assistant_turn_rebuilt_from_a_few_fields() -> None:
             "the assistant turn is not the provider's own content: it differs at content[0].type: "
             'received "text", stored "tool_use"; append the response\'s content exactly as it arrived, '
             "every block in order",
+            api_accepts=True,  # the API cannot see it: only this check can
         )
     ]
     # keeping the blocks but rebuilding the input is caught at the argument that changed

@@ -33,6 +33,7 @@ class EchoTools:
 
     def __init__(self) -> None:
         self.ran: list[str] = []
+        self.deadline_seconds = 30.0
 
     def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
         self.ran.append(tool_use_id)
