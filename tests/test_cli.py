@@ -150,9 +150,21 @@ def test_help_lists_the_exit_codes() -> None:
     assert "3 iteration bound reached" in result.stdout and "5 the API unavailable" in result.stdout
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["calendar", "people", "--db", "{db}"], ["ask", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["ask", "--help"],
+        ["calendar", "people", "--db", "{db}"],
+        ["conversations", "list", "--db", "{db}"],
+        ["stats", "--db", "{db}"],
+        ["lint", "{array}"],
+    ],
+)
 def test_fast_paths_do_not_import_the_sdk_or_vcrpy(argv: list[str], tmp_path: Path) -> None:
-    args = [a.replace("{db}", str(tmp_path / "c.db")) for a in argv]
+    array = tmp_path / "a.json"
+    array.write_text('[{"role": "user", "content": "hi"}]')
+    args = [a.replace("{db}", str(tmp_path / "c.db")).replace("{array}", str(array)) for a in argv]
     code = (
         "import sys\nfrom scheduler_agent.cli import app\n"
         f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
