@@ -24,6 +24,7 @@ import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from scheduler_agent.errors import CassetteError
+from scheduler_agent.jsondiff import first_difference
 
 JSON = dict[str, Any]
 
@@ -114,35 +115,6 @@ def read_setup(path: Path) -> JSON:
 
 
 # --- matching ---------------------------------------------------------------------------------
-
-
-def first_difference(recorded: Any, sent: Any, path: str = "") -> str | None:
-    """The first path at which two JSON values differ, e.g. `messages[3].content[0].input.start`."""
-    if isinstance(recorded, dict) and isinstance(sent, dict):
-        for key in [*recorded, *(k for k in sent if k not in recorded)]:
-            where = f"{path}.{key}" if path else str(key)
-            if key not in recorded or key not in sent:
-                return f"{where} ({'only sent' if key in sent else 'only recorded'})"
-            found = first_difference(recorded[key], sent[key], where)
-            if found:
-                return found
-        return None
-    if isinstance(recorded, list) and isinstance(sent, list):
-        for index, (a, b) in enumerate(zip(recorded, sent, strict=False)):
-            found = first_difference(a, b, f"{path}[{index}]")
-            if found:
-                return found
-        if len(recorded) != len(sent):
-            return f"{path} (recorded {len(recorded)} items, sent {len(sent)})"
-        return None
-    if recorded != sent or type(recorded) is not type(sent):
-        return f"{path or '(body)'}: recorded {_short(recorded)}, sent {_short(sent)}"
-    return None
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _body_json(request: Any) -> Any:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scheduler_agent.errors import AgentError
+from scheduler_agent.jsondiff import first_difference
 
 Mode = Literal["request", "conversation"]
 State = Literal["empty", "waiting", "interrupted", "complete"]
@@ -396,7 +397,7 @@ def _provenance(
             placed.append((index, Violation(_at(index), cause)))
             continue
         stored = entry.get("content") if isinstance(entry, Mapping) else None
-        difference = _first_difference(received, stored, "content")
+        difference = first_difference(received, stored, "content", ("received", "stored"))
         if difference:
             cause = (
                 f"the assistant turn is not the provider's own content: it differs at {difference}; "
@@ -404,38 +405,6 @@ def _provenance(
             )
             placed.append((index, Violation(_at(index), cause, api_accepts=True)))
     return placed, outside
-
-
-def _first_difference(received: Any, stored: Any, path: str) -> str | None:
-    """The first path at which two JSON values differ, e.g. `content[0].input.start: received 1, stored 2`."""
-    if isinstance(received, Mapping) and isinstance(stored, Mapping):
-        for key in [*received, *(k for k in stored if k not in received)]:
-            where = f"{path}.{key}"
-            if key not in received or key not in stored:
-                return f"{where} ({'only stored' if key in stored else 'only received'})"
-            found = _first_difference(received[key], stored[key], where)
-            if found:
-                return found
-        return None
-    if isinstance(received, list) and isinstance(stored, list):
-        for index, (a, b) in enumerate(zip(received, stored, strict=False)):
-            found = _first_difference(a, b, f"{path}[{index}]")
-            if found:
-                return found
-        if len(received) != len(stored):
-            return f"{path} (received {len(received)} blocks, stored {len(stored)})"
-        return None
-    if type(received) is not type(stored) or received != stored:
-        return f"{path}: received {_brief(received)}, stored {_brief(stored)}"
-    return None
-
-
-def _brief(value: object) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _tail(messages: Sequence[Any], mode: Mode) -> list[Violation]:

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from scheduler_agent.cassette import ReadableYaml, first_difference
+from scheduler_agent.cassette import ReadableYaml
+from scheduler_agent.jsondiff import first_difference
 
 
 @pytest.mark.parametrize(
