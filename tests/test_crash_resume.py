@@ -88,6 +88,19 @@ def assert_recovered(path: Path, server: ScriptedServer) -> None:
     assert not any(r.get("is_error") for r in results)
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict]:  # type: ignore[type-arg]
+    """What an uninterrupted run sends, request by request, keyed by entry count."""
+    path = tmp_path_factory.mktemp("reference") / "scheduler.db"
+    conn = db.connect(path)
+    seed_demo(conn)
+    conn.close()
+    with ScriptedServer(SCRIPT, by_length=True) as server:
+        done = cli(["ask", ASK, "--db", str(path), "--today", "2026-08-27T09:00"], server)
+        assert done.returncode == 0, done.stderr
+        return {len(body["messages"]): body for body in server.received}
+
+
 @pytest.mark.parametrize(
     "fault",
     [
@@ -99,7 +112,10 @@ def assert_recovered(path: Path, server: ScriptedServer) -> None:
     ],
 )
 def test_a_crash_at_any_point_resumes_in_a_new_process_without_booking_twice(
-    fault: str, calendar: Path, server: ScriptedServer
+    fault: str,
+    calendar: Path,
+    server: ScriptedServer,
+    uninterrupted: dict[int, dict],  # type: ignore[type-arg]
 ) -> None:
     first = cli(["ask", ASK, "--db", str(calendar), "--today", "2026-08-27T09:00"], server, fault)
     assert first.returncode == -9, first.stderr
@@ -112,6 +128,8 @@ def test_a_crash_at_any_point_resumes_in_a_new_process_without_booking_twice(
     assert second.returncode == 0, second.stderr
     assert "Booked Monday" in second.stdout
     assert_recovered(calendar, server)
+    for body in server.received:  # the resumed process sent exactly what the first would have
+        assert body == uninterrupted[len(body["messages"])]
     record, _ = conversations.load(conn, 1)
     assert record.counters["restarts"] == 1
 

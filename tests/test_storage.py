@@ -205,3 +205,16 @@ def test_a_shrinking_list_is_refused_by_the_journal(demo_db: Path) -> None:
         session.messages.pop()
         with pytest.raises(AgentError, match="the list shrank"):
             session.ask("again")
+
+
+def test_the_context_budget_trims_what_is_sent_never_what_is_stored(demo_db: Path, api: Serve) -> None:
+    week = {"person": "priya", "week": "2026-08-31"}
+    calls = [Reply([tool_use(f"toolu_b{i}", "find_free_slots", week)], "tool_use") for i in range(3)]
+    server = api([*calls, Reply([text("Monday 14:00.")])])
+    result = invoke("ask", "Never before 10am. Find Priya.", "--context-budget", "150", "--db", str(demo_db), *TODAY)
+    assert result.exit_code == 0, result.stderr
+    sent = [body["messages"] for body in server.received]
+    assert [len(m) for m in sent] == [1, 3, 3, 3]  # whole old rounds left out once the list outgrew the budget
+    assert all(m[0]["content"][0]["text"].startswith("Never before 10am") for m in sent)  # the rule stays
+    assert sent[-1][1:] == stored(demo_db)[5:7]  # the newest round, call and result together
+    assert len(stored(demo_db)) == 8  # the store holds the whole list
