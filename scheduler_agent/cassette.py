@@ -13,105 +13,25 @@ makes it replayable anywhere: the clock, the calendar, the user's input, the opt
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import vcr
-import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
 
+from scheduler_agent.cassette_file import METADATA_KEY, ReadableYaml
 from scheduler_agent.errors import CassetteError
 from scheduler_agent.jsondiff import first_difference
 
 JSON = dict[str, Any]
 
 API_URI = "https://api.anthropic.com/v1/messages"
-METADATA_KEY = "scheduler_agent"
 # Everything else (authorization, x-api-key, cookies, organisation ids, user-agent,
 # x-stainless-* platform and retry headers) is dropped before anything is written.
 KEPT_REQUEST_HEADERS = ("anthropic-version", "content-type")
 KEPT_RESPONSE_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry", "x-scripted-reply")
-
-
-# --- reading and writing the file -------------------------------------------------------------
-
-
-class _BlockDumper(yaml.SafeDumper):
-    """Multi-line strings (the system prompt, tool results) as `|` blocks."""
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value and not any(c in value for c in "\r\t") and value == value.rstrip(" ") else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_BlockDumper.add_representer(str, _represent_str)
-
-
-def _to_structure(text: str | bytes | None) -> Any:
-    if text is None:
-        return None
-    decoded = text.decode("utf-8") if isinstance(text, bytes) else text
-    try:
-        return {"json": json.loads(decoded)}
-    except ValueError:
-        return decoded
-
-
-def _to_text(body: Any) -> Any:
-    if isinstance(body, dict) and set(body) == {"json"}:
-        return json.dumps(body["json"], ensure_ascii=False, separators=(",", ":"))
-    return body
-
-
-class ReadableYaml:
-    """A vcrpy serializer: JSON request and response bodies become YAML structures and back."""
-
-    @staticmethod
-    def serialize(cassette: JSON) -> str:
-        for interaction in cassette["interactions"]:
-            interaction["request"]["body"] = _to_structure(interaction["request"]["body"])
-            body = interaction["response"]["body"]
-            body["string"] = _to_structure(body["string"])
-        setup = cassette.get("metadata", {}).get(METADATA_KEY, {})
-        ordered = {"metadata": cassette.get("metadata"), **cassette} if setup else cassette  # the setup first
-        header = "".join(f"# {line}\n" for line in _header_lines(setup))
-        return header + str(yaml.dump(ordered, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100))
-
-    @staticmethod
-    def deserialize(text: str) -> JSON:
-        cassette: JSON = yaml.safe_load(text)
-        for interaction in cassette["interactions"]:
-            interaction["request"]["body"] = _to_text(interaction["request"]["body"])
-            body = interaction["response"]["body"]
-            body["string"] = _to_text(body["string"])
-        return cassette
-
-
-def _header_lines(setup: JSON) -> list[str]:
-    if not setup:
-        return []
-    lines = [f"{setup.get('title', 'A scheduler-agent cassette')} ({setup.get('kind', 'untagged')})."]
-    lines += textwrap.wrap(f"How it was made: {setup.get('how', 'not recorded')}.", 98)
-    lines.append("Replay: scheduler-agent replay this-file.yaml (see README, 'Cassettes').")
-    return lines
-
-
-def read_setup(path: Path) -> JSON:
-    """The setup a cassette carries (clock, calendar, inputs, options, kind), without replaying it."""
-    if not path.is_file():
-        raise CassetteError(f"No cassette at {path}")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise CassetteError(f"Cannot read cassette {path}: {exc}") from exc
-    setup = (data or {}).get("metadata", {}).get(METADATA_KEY) if isinstance(data, dict) else None
-    if not isinstance(setup, dict):
-        raise CassetteError(f"{path} is not a scheduler-agent cassette: it has no metadata.{METADATA_KEY} setup")
-    return setup
 
 
 # --- matching ---------------------------------------------------------------------------------

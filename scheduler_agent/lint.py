@@ -200,7 +200,7 @@ def _extends(messages: list[Any], previous: list[Any]) -> bool:
 
 
 def _body(interaction: object, side: Literal["request", "response"]) -> Any:
-    """A request or response body as JSON, from the `{"json": ...}` structure `cassette.ReadableYaml` writes
+    """A request or response body as JSON, from the `{"json": ...}` structure `cassette_file.ReadableYaml` writes
     (or from a JSON string, as vcrpy's own format stores it)."""
     part = interaction.get(side) if isinstance(interaction, Mapping) else None
     body = part.get("body") if isinstance(part, Mapping) else None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from scheduler_agent import cassette, db
 from scheduler_agent.calendar_store import get_owner, load_fixture
+from scheduler_agent.cassette_file import read_setup
 from scheduler_agent.clock import Clock, parse_pin
 from scheduler_agent.events import JSON, Report, TurnOutcome
 from scheduler_agent.model_api import ModelAPI, make_client
@@ -58,7 +59,7 @@ def calendar_from(setup: JSON, directory: Path) -> Iterator[tuple[sqlite3.Connec
 
 def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replayed:
     """Replay every user input of the cassette at `path` through the real loop and SDK."""
-    setup = cassette.read_setup(path)
+    setup = read_setup(path)
     result = Replayed()
     with tempfile.TemporaryDirectory(prefix="scheduler-agent-replay-") as tmp:
         directory = keep_db or Path(tmp)

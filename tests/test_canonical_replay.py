@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from scheduler_agent.authoring import cassette_path
-from scheduler_agent.cassette import ReadableYaml
+from scheduler_agent.cassette_file import ReadableYaml
 from scheduler_agent.errors import CassetteError
 from scheduler_agent.events import JSON, Event, RequestSent, Stop
 from scheduler_agent.render import ArrayDumpFile

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scheduler_agent.cassette import ReadableYaml
+from scheduler_agent.cassette_file import ReadableYaml
 from scheduler_agent.jsondiff import first_difference
 
 
