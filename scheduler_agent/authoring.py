@@ -15,90 +15,50 @@ import argparse
 import sys
 import tempfile
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from scheduler_agent import cassette
 from scheduler_agent.calendar_store import demo_fixture
 from scheduler_agent.events import JSON, ignore
+from scheduler_agent.lesson_scripts import LESSONS, Lesson
+from scheduler_agent.lessons import cassettes_dir
 from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.options import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
-from scheduler_agent.replay import PLACEHOLDER_KEY, calendar_from, settings_of
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
+from scheduler_agent.replay import PLACEHOLDER_KEY, Replayed, calendar_from, run_inputs, settings_of
+from scheduler_agent.scripted_server import ScriptedServer
 from scheduler_agent.session import Session
 
 
-@dataclass(frozen=True)
-class Lesson:
-    title: str
-    recordable: bool
-    inputs: list[str]
-    replies: list[Reply]
-    clock: str = "2026-08-27T09:00"
-    options: JSON = field(default_factory=lambda: {"model": DEFAULT_MODEL, "max_iterations": DEFAULT_MAX_ITERATIONS})
-
-    def setup(self, *, live: bool) -> JSON:
-        how = (
-            "recorded against the real API"
-            if live
-            else "recorded by running the real loop and SDK against a loopback server that served scripted "
-            "replies: every request is the real body; the replies were written by hand and their usage token "
-            "counts are estimates"
-        )
-        return {
-            "title": self.title,
-            "kind": "recordable" if self.recordable else "scripted",
-            "how": how,
-            "clock": self.clock,
-            "calendar": demo_fixture(),
-            "inputs": self.inputs,
-            "options": self.options,
-        }
-
-
-LESSONS: dict[str, Lesson] = {
-    "no_mornings": Lesson(
-        title="The canonical trace: find a slot with Priya next week and book it, nothing before 10am",
-        recordable=True,
-        inputs=["Find a 30-minute slot with Priya next week and book it. Nothing before 10am."],
-        replies=[
-            Reply(
-                [tool_use("toolu_scripted_nm_01", "find_free_slots", {"person": "priya", "week": "2026-08-31"})],
-                "tool_use",
-            ),
-            Reply(
-                [
-                    tool_use(
-                        "toolu_scripted_nm_02",
-                        "create_event",
-                        {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30},
-                    )
-                ],
-                "tool_use",
-            ),
-            Reply(
-                [
-                    text(
-                        "Booked: Monday 2026-08-31, 14:00-14:30 (Europe/London), 30 minutes with Priya Raman. "
-                        "The other free windows (Mon 09:00 and Wed 09:15) were before 10am."
-                    )
-                ]
-            ),
-        ],
-    ),
-}
+def setup_for(lesson: Lesson, *, live: bool) -> JSON:
+    """What the cassette carries beside its interactions, so that replay needs nothing else."""
+    how = (
+        "recorded against the real API"
+        if live
+        else "recorded by running the real loop and SDK against a loopback server that served scripted "
+        "replies: every request is the real body; the replies were written by hand and their usage token "
+        "counts are estimates"
+    )
+    return {
+        "title": lesson.title,
+        "lesson": lesson.lesson,
+        "kind": "recordable" if lesson.recordable else "scripted",
+        "replies": "recorded" if live else "scripted",
+        "how": how,
+        "clock": lesson.clock,
+        "calendar": demo_fixture(),
+        "inputs": lesson.inputs,
+        "options": lesson.all_options(),
+    }
 
 
 def cassette_path(name: str) -> Path:
-    """Where a lesson's cassette lives in the source tree (cassettes/NAME.yaml)."""
-    return Path(str(resources.files("scheduler_agent.cassettes"))) / f"{name}.yaml"
+    """Where a lesson's cassette ships (cassettes/NAME.yaml in the package)."""
+    return cassettes_dir() / f"{name}.yaml"
 
 
 def author(name: str, path: Path, *, live: bool = False) -> JSON:
     """Run the lesson through the real loop while vcrpy records it into `path`; return the setup written."""
     lesson = LESSONS[name]
-    setup = lesson.setup(live=live)
+    setup = setup_for(lesson, live=live)
     with ExitStack() as stack:
         conn, clock = stack.enter_context(
             calendar_from(setup, Path(stack.enter_context(tempfile.TemporaryDirectory())))
@@ -106,9 +66,9 @@ def author(name: str, path: Path, *, live: bool = False) -> JSON:
         server = None if live else stack.enter_context(ScriptedServer(lesson.replies))
         client = make_client() if server is None else make_client(api_key=PLACEHOLDER_KEY, base_url=server.url)
         session = Session(conn, clock, ModelAPI(client).send, settings_of(setup), ignore)
+        session.store()
         with cassette.recording(path, setup):
-            for user_text in setup["inputs"]:
-                setup["exit_code"] = session.ask(user_text).stop.exit_code  # the setup is saved when recording ends
+            setup["exit_code"] = run_inputs(session, setup["inputs"], Replayed()).exit_code  # saved at the end
         if server is not None and server.unused:
             raise RuntimeError(f"{name}: {server.unused} scripted replies were never requested")
     return setup

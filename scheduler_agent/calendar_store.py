@@ -206,8 +206,15 @@ def names_owner(owner: Person, text: str) -> bool:
 # --- events -------------------------------------------------------------------------------
 
 
-def add_event(conn: sqlite3.Connection, title: str, start: datetime, end: datetime, attendees: Iterable[str]) -> Event:
-    """Insert an event; no checks of availability here (the tools and the CLI do those)."""
+def add_event(
+    conn: sqlite3.Connection,
+    title: str,
+    start: datetime,
+    end: datetime,
+    attendees: Iterable[str],
+    event_id: int | None = None,
+) -> Event:
+    """Insert an event (with `event_id` when a fixture gives one); no checks of availability here."""
     keys = _attendee_order(attendees)
     title = " ".join(title.split())
     if not title:
@@ -226,7 +233,8 @@ def add_event(conn: sqlite3.Connection, title: str, start: datetime, end: dateti
                 f"unknown attendee key(s): {', '.join(unknown)}; add them with `calendar add-person` first"
             )
         cursor = conn.execute(
-            "INSERT INTO events (title, start_utc, end_utc) VALUES (?, ?, ?)", (title, start_text, end_text)
+            "INSERT INTO events (id, title, start_utc, end_utc) VALUES (?, ?, ?, ?)",
+            (event_id, title, start_text, end_text),
         )
         event_id = cursor.lastrowid
         assert event_id is not None
@@ -345,7 +353,7 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
 
     Format: {"owner": {"name", "tz", "hours": "09:00-17:00"},
              "people": [{"key", "name", "tz", "hours"}],
-             "events": [{"title", "start": ISO with offset, "minutes", "attendees": [keys]}]}
+             "events": [{"id"?, "title", "start": ISO with offset, "minutes", "attendees": [keys]}]}
     """
     owner_spec = data["owner"]
     owner = _new_person(OWNER_KEY, owner_spec["name"], owner_spec["tz"], *parse_hours(owner_spec["hours"]))
@@ -361,9 +369,40 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
             start = _fixture_start(spec["start"])
             end = start + timedelta(minutes=int(spec["minutes"]))
             if not _event_exists(conn, spec["title"], start, end, spec["attendees"]):
-                add_event(conn, spec["title"], start, end, spec["attendees"])
+                add_event(conn, spec["title"], start, end, spec["attendees"], spec.get("id"))
                 added += 1
     return added
+
+
+def export_fixture(conn: sqlite3.Connection) -> dict[str, Any]:
+    """The whole calendar in the fixture format, event ids kept: `load_fixture` on a new file rebuilds it
+    exactly, so a recorded session replays with the same tool results (event ids included)."""
+    owner = get_owner(conn)
+
+    def spec(person: Person) -> dict[str, str]:
+        return {"name": person.name, "tz": person.tz, "hours": f"{person.work_start:%H:%M}-{person.work_end:%H:%M}"}
+
+    rows = conn.execute("SELECT id FROM events ORDER BY id").fetchall()
+    events = []
+    for (event_id,) in rows:
+        event = get_event(conn, event_id)
+        assert event is not None
+        minutes = int((event.end - event.start).total_seconds() // 60)
+        start = event.start.astimezone(ZoneInfo(owner.tz)).isoformat(timespec="minutes")
+        events.append(
+            {
+                "id": event.id,
+                "title": event.title,
+                "start": start,
+                "minutes": minutes,
+                "attendees": list(event.attendees),
+            }
+        )
+    return {
+        "owner": spec(owner),
+        "people": [{"key": person.key, **spec(person)} for person in list_people(conn)],
+        "events": events,
+    }
 
 
 def _ensure_person(conn: sqlite3.Connection, person: Person) -> None:

@@ -7,16 +7,19 @@ Only `ask`, `chat` and `demo` import the SDK and vcrpy, inside the command: `--h
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scheduler_agent import calendar_store
 from scheduler_agent.cli_calendar import calendar_app, clock_for, connect
 from scheduler_agent.cli_conversations import conversations_app
 from scheduler_agent.cli_edge import person_facing
 from scheduler_agent.errors import AgentError
-from scheduler_agent.events import Event, Report, TurnOutcome
+from scheduler_agent.events import Event, Report
 from scheduler_agent.options import (
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_MODEL,
@@ -29,10 +32,11 @@ from scheduler_agent.options import (
     MaxIterationsOption,
     ModelOption,
     NoStoreOption,
+    RecordOption,
     TodayOption,
     ToolDeadlineOption,
 )
-from scheduler_agent.render import ArrayDump, ArrayDumpFile, Trace
+from scheduler_agent.render import Answers, ArrayDump, ArrayDumpFile, Trace
 from scheduler_agent.tools import TOOL_DEADLINE_SECONDS
 
 if TYPE_CHECKING:
@@ -53,33 +57,57 @@ app.add_typer(calendar_app, name="calendar")
 app.add_typer(conversations_app, name="conversations")
 
 
-def reporters(dump_array: bool, dump_array_file: Path | None) -> Report:
-    """The trace on stderr, plus the dumps asked for: all fed by the loop's events."""
-    listeners: list[Report] = [Trace(sys.stderr)]
+class Listeners(list[Report]):
+    """Every listener hears every event the loop reports, in order."""
+
+    def __call__(self, event: Event) -> None:
+        for listener in self:
+            listener(event)
+
+
+def reporters(
+    dump_array: bool, dump_array_file: Path | None, estimated: bool = False, replaying: bool = False
+) -> Listeners:
+    """The trace on stderr, each answer on stdout, plus the dumps asked for: all fed by the loop's events."""
+    listeners = Listeners([Trace(sys.stderr, estimated, echo_input=replaying), Answers(sys.stdout)])
     if dump_array:
         listeners.append(ArrayDump(sys.stderr))
     if dump_array_file:
         listeners.append(ArrayDumpFile(dump_array_file))
-
-    def report(event: Event) -> None:
-        for listener in listeners:
-            listener(event)
-
-    return report
+    return listeners
 
 
-def show(outcome: TurnOutcome) -> None:
-    if outcome.text:
-        typer.echo(outcome.text)
+@contextmanager
+def recording_if(path: Path | None, session: Session, listeners: Listeners) -> Iterator[None]:
+    """`--record PATH`: write the session as a cassette while the block runs (nothing when no path)."""
+    if path is None:
+        yield
+        return
+    from scheduler_agent.record import recorded
+
+    with recorded(path, session) as recorder:
+        listeners.append(recorder)
+        yield
+    typer.echo(f"recorded to {path} (replay it with `scheduler-agent replay {path}`)", err=True)
 
 
 @app.command()
 @person_facing()
-def demo(dump_array: DumpArrayOption = False, dump_array_file: DumpArrayFileOption = None) -> None:
-    """Replay the canonical trace offline: no key, no network, a fresh demo calendar, the clock pinned."""
-    from scheduler_agent.authoring import cassette_path
+def demo(
+    name: Annotated[str, typer.Argument(help="A lesson to replay (see --list).", metavar="[NAME]")] = "no_mornings",
+    list_lessons: Annotated[bool, typer.Option("--list", help="List the lessons and what each shows.")] = False,
+    dump_array: DumpArrayOption = False,
+    dump_array_file: DumpArrayFileOption = None,
+) -> None:
+    """Replay a lesson offline (the canonical trace by default): no key, no network, a fresh calendar."""
+    from scheduler_agent.lessons import lesson_path, lessons
 
-    _replay(cassette_path("no_mornings"), dump_array, dump_array_file)
+    if list_lessons:
+        for lesson in lessons():
+            typer.echo(f"{lesson.name:22} {lesson.kind:10} {lesson.title}")
+        return
+    path = lesson_path(name)
+    _replay(path, dump_array, dump_array_file, teach=True)
 
 
 @app.command()
@@ -93,13 +121,18 @@ def replay(
     _replay(path, dump_array, dump_array_file)
 
 
-def _replay(path: Path, dump_array: bool, dump_array_file: Path | None) -> None:
+def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: bool = False) -> None:
+    from scheduler_agent.cassette_file import read_setup
     from scheduler_agent.replay import replay
 
-    result = replay(path, report=reporters(dump_array, dump_array_file))
-    for outcome in result.outcomes:
-        show(outcome)
-    raise typer.Exit(result.outcomes[-1].stop.exit_code if result.outcomes else 0)
+    setup = read_setup(path)
+    estimated = setup.get("replies") == "scripted"
+    result = replay(path, report=reporters(dump_array, dump_array_file, estimated, replaying=True))
+    if teach and setup.get("lesson"):
+        typer.echo(f"\nWhat this shows: {setup['lesson']}")
+    if result.error is not None:
+        raise result.error
+    raise typer.Exit(result.exit_code)
 
 
 def _session(
@@ -112,6 +145,7 @@ def _session(
     continue_last: bool = False,
     cid: int | None = None,
     store: bool = True,
+    record: Path | None = None,
 ) -> Session:
     """A live session: the SDK as the person configured it, a new or a stored conversation."""
     from scheduler_agent import conversations
@@ -120,6 +154,8 @@ def _session(
 
     if not store and (continue_last or cid is not None):
         raise typer.BadParameter("--no-store cannot continue a stored conversation; drop -c/--cid or --no-store")
+    if record is not None and (continue_last or cid is not None):
+        raise typer.BadParameter("--record starts a new conversation; drop -c/--cid to record")
     conn = connect(db)
     if continue_last and cid is None:
         cid = conversations.latest_id(conn)
@@ -132,7 +168,10 @@ def _session(
     if cid is not None:
         session = Session.stored(conn, cid, send, settings, report, clock)
     else:
-        session = Session(conn, clock or clock_for(conn, None), send, settings, report)
+        clock = clock or clock_for(conn, None)
+        if record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
+            clock = clock.frozen(calendar_store.get_owner(conn).tz)
+        session = Session(conn, clock, send, settings, report)
         if store:
             session.store()
     if session.cid is not None:
@@ -153,6 +192,7 @@ def ask_command(
     no_store: NoStoreOption = False,
     context_budget: ContextBudgetOption = None,
     tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
+    record: RecordOption = None,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
 ) -> None:
@@ -161,9 +201,11 @@ def ask_command(
 
     settings = Settings(model, max_iterations, context_budget=context_budget, tool_deadline=tool_deadline)
     report = reporters(dump_array, dump_array_file)
-    session = _session(db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store)
-    outcome = session.ask(text)
-    show(outcome)
+    session = _session(
+        db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store, record=record
+    )
+    with recording_if(record, session, report):
+        outcome = session.ask(text)
     raise typer.Exit(outcome.stop.exit_code)
 
 
@@ -179,6 +221,7 @@ def chat(
     no_store: NoStoreOption = False,
     context_budget: ContextBudgetOption = None,
     tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
+    record: RecordOption = None,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
 ) -> None:
@@ -187,16 +230,19 @@ def chat(
 
     settings = Settings(model, max_iterations, context_budget=context_budget, tool_deadline=tool_deadline)
     report = reporters(dump_array, dump_array_file)
-    session = _session(db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store)
+    session = _session(
+        db, today, settings, report, continue_last=continue_last, cid=cid, store=not no_store, record=record
+    )
     interactive = sys.stdin.isatty()
     if interactive:
         typer.echo("Chatting with the scheduler. /quit or Ctrl-D to leave.", err=True)
-    while True:
-        line = read_line("you> " if interactive else "")
-        if line is None or line.strip() in ("/quit", "/exit"):
-            return
-        if line.strip():
-            show(session.ask(line.strip()))  # a stop's statement is in the trace; the chat goes on
+    with recording_if(record, session, report):
+        while True:
+            line = read_line("you> " if interactive else "")
+            if line is None or line.strip() in ("/quit", "/exit"):
+                return
+            if line.strip():
+                session.ask(line.strip())  # the answer and any stop's statement are reported; the chat goes on
 
 
 @app.command()
@@ -218,7 +264,6 @@ def resume(
     settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline)
     session = _session(db, today, settings, reporters(dump_array, dump_array_file), resume_id=cid)
     outcome = session.resume()
-    show(outcome)
     raise typer.Exit(outcome.stop.exit_code)
 
 

@@ -32,6 +32,11 @@ class Clock:
     def today(self, tz: str) -> date:
         return self.local_now(tz).date()
 
+    def frozen(self, tz: str) -> Clock:
+        """This clock pinned at its current minute in `tz` (a recorded session runs on a pinned clock)."""
+        now = self.local_now(tz)
+        return Clock.pinned_at(now.date(), now.time().replace(second=0, microsecond=0), tz)
+
     @classmethod
     def pinned_at(cls, day: date, at: time, tz: str) -> Clock:
         """Pin to a wall-clock date and time in the time zone `tz` (the owner's)."""

@@ -11,6 +11,13 @@ JSON = dict[str, Any]
 
 
 @dataclass(frozen=True)
+class TurnStarted:
+    """The person said `text`; it joined the list as the start of a user turn."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class RequestSent:
     """About to send `request` (the whole body); `iteration` counts from 1 within the user turn."""
 
@@ -86,7 +93,9 @@ class TurnEnded:
     outcome: TurnOutcome
 
 
-Event = RequestSent | ReplyReceived | ToolCalled | ToolAnswered | RoundAnswered | GrammarWarning | TurnEnded
+Event = (
+    TurnStarted | RequestSent | ReplyReceived | ToolCalled | ToolAnswered | RoundAnswered | GrammarWarning | TurnEnded
+)
 Report = Callable[[Event], None]
 
 

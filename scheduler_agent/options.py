@@ -90,3 +90,12 @@ ToolDeadlineOption = Annotated[
         help="Seconds one tool call may take; a booking past it is rolled back and the model is told so.",
     ),
 ]
+RecordOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--record",
+        help="Record this session as a cassette (calendar, pinned clock, inputs, API traffic; no secrets) that "
+        "`scheduler-agent replay PATH` replays offline.",
+        show_default=False,
+    ),
+]

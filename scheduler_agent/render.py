@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from scheduler_agent.events import (
     Event,
@@ -14,6 +14,7 @@ from scheduler_agent.events import (
     ToolAnswered,
     ToolCalled,
     TurnEnded,
+    TurnStarted,
 )
 
 
@@ -25,25 +26,43 @@ def request_size(request: dict[str, object]) -> int:
     return len(json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode())
 
 
-def call_line(call: dict[str, object]) -> str:
-    arguments = call.get("input")
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (arguments or {}).items())  # type: ignore[attr-defined]
+def call_line(call: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.get("input", {}).items())
     return f"{call['name']}({args})"
 
 
-class Trace:
-    """One block per iteration: what was sent, what the model asked for, what each tool answered."""
+def usage_line(usage: dict[str, Any], estimated: bool) -> str:
+    """Input tokens (with cache reads and writes), output tokens; marked when they are estimates."""
+    cached = usage.get("cache_read_input_tokens") or 0
+    written = usage.get("cache_creation_input_tokens") or 0
+    line = f"{usage.get('input_tokens', 0):,} input tokens"
+    if cached or written:
+        line += f" (+{cached:,} read from cache, +{written:,} written to it)"
+    line += f", {usage.get('output_tokens', 0):,} output"
+    return line + (" (estimates: the reply was scripted)" if estimated else "")
 
-    def __init__(self, out: TextIO) -> None:
+
+class Trace:
+    """One block per iteration: what was sent and its size, what the model asked for, what each tool answered.
+
+    `estimated`: the replies were scripted, so their token counts are estimates and say so."""
+
+    def __init__(self, out: TextIO, estimated: bool = False, echo_input: bool = False) -> None:
         self.out = out
+        self.estimated = estimated
+        self.echo_input = echo_input  # replays show what the person typed; live sessions already have it
 
     def __call__(self, event: Event) -> None:
         match event:
+            case TurnStarted(text) if self.echo_input:
+                self.out.write(f"you> {text}\n")
             case RequestSent(iteration, request):
                 size = request_size(request)
                 sent = entries(len(request["messages"]))
                 self.out.write(f"[iteration {iteration}] sending {sent} ({size:,} bytes)\n")
             case ReplyReceived(_, reply):
+                if isinstance(reply.get("usage"), dict):
+                    self.out.write(f"  usage: {usage_line(reply['usage'], self.estimated)}\n")
                 for block in reply["content"]:
                     if block.get("type") == "text" and reply.get("stop_reason") == "tool_use":
                         self.out.write(f"  model: {block['text']}\n")
@@ -94,3 +113,15 @@ class ArrayDumpFile:
             record = {"iteration": event.iteration, "messages": event.request["messages"], "request": event.request}
             with self.path.open("a", encoding="utf-8") as file:
                 file.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+class Answers:
+    """The model's final text of each turn, on stdout, as each turn ends."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TurnEnded) and event.outcome.text:
+            self.out.write(event.outcome.text + "\n")
+            self.out.flush()

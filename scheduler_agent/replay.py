@@ -17,6 +17,7 @@ from scheduler_agent import cassette, db
 from scheduler_agent.calendar_store import get_owner, load_fixture
 from scheduler_agent.cassette_file import read_setup
 from scheduler_agent.clock import Clock, parse_pin
+from scheduler_agent.errors import ModelUnavailable
 from scheduler_agent.events import JSON, Report, TurnOutcome
 from scheduler_agent.model_api import ModelAPI, make_client
 from scheduler_agent.options import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
@@ -28,11 +29,20 @@ PLACEHOLDER_KEY = "sk-ant-placeholder-not-a-real-key"
 
 @dataclass
 class Replayed:
-    """What a replay left behind: the list, each turn's outcome, and the calendar it wrote to."""
+    """What a run of a cassette's inputs left: the list, each turn's outcome, an API outage if one ended
+    it, and where the calendar (with the stored conversation) was."""
 
     messages: list[JSON] = field(default_factory=list)
     outcomes: list[TurnOutcome] = field(default_factory=list)
+    error: ModelUnavailable | None = None
     db_path: Path | None = None
+    cid: int | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return self.error.exit_code
+        return self.outcomes[-1].stop.exit_code if self.outcomes else 0
 
 
 def settings_of(setup: JSON) -> Settings:
@@ -42,7 +52,19 @@ def settings_of(setup: JSON) -> Settings:
         model=options.get("model", DEFAULT_MODEL),
         max_iterations=int(options.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
         context_budget=int(budget) if budget is not None else None,
+        trim=options.get("trim", "first_turn"),
     )
+
+
+def run_inputs(session: Session, inputs: list[str], result: Replayed) -> Replayed:
+    """Each input as a user turn, in order, as the person typed them; an API outage ends the run."""
+    for text in inputs:
+        try:
+            result.outcomes.append(session.ask(text))
+        except ModelUnavailable as exc:
+            result.error = exc
+            break
+    return result
 
 
 @contextmanager
@@ -67,7 +89,7 @@ def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replay
         with calendar_from(setup, directory) as (conn, clock), cassette.replaying(path) as replay:
             client = make_client(api_key=PLACEHOLDER_KEY, middleware=[cassette.replay_middleware(replay)])
             session = Session(conn, clock, ModelAPI(client).send, settings_of(setup), report, messages=result.messages)
-            for text in setup["inputs"]:
-                result.outcomes.append(session.ask(text))
+            result.cid = session.store()  # in the temporary calendar: counters and resume work as they did
+            run_inputs(session, setup["inputs"], result)
             replay.check_all_played()
     return result

@@ -29,13 +29,14 @@ from scheduler_agent.events import (
     RoundAnswered,
     ToolAnswered,
     TurnOutcome,
+    TurnStarted,
 )
 from scheduler_agent.grammar import GrammarError, IncrementalChecker, check, conversation_state
 from scheduler_agent.loop import Send, add_user_text, answer_all, iterations_in_turn, run_turn, tool_uses
 from scheduler_agent.prompt_loader import render
 from scheduler_agent.request import DEFAULT_MAX_TOKENS, build_request
 from scheduler_agent.tools import TOOL_DEADLINE_SECONDS, CallStatus
-from scheduler_agent.trim import trimmed
+from scheduler_agent.trim import TRIMS
 
 
 def system_prompt(conn: sqlite3.Connection, clock: Clock) -> str:
@@ -62,6 +63,7 @@ class Settings:
     max_tokens: int = DEFAULT_MAX_TOKENS
     context_budget: int | None = None  # estimated tokens; None sends the whole list
     tool_deadline: float = TOOL_DEADLINE_SECONDS
+    trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (trim.py)
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -128,6 +130,7 @@ class Session:
         self.context = fresh
         add_user_text(self.messages, text)
         self._sync()
+        self.report(TurnStarted(text))
         return self._run(self.settings.max_iterations)
 
     def resume(self) -> TurnOutcome:
@@ -171,7 +174,7 @@ class Session:
         violations = self.checker.check(messages, mode="request", raw=self.raw)
         view = messages
         if not violations and self.settings.context_budget is not None:
-            view = trimmed(messages, self.settings.context_budget)
+            view = TRIMS[self.settings.trim](messages, self.settings.context_budget)
             if view is not messages:
                 violations = check(view, mode="request")
         refused = violations if self.settings.strict else [v for v in violations if not v.api_accepts]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from scheduler_agent import cassette
-from scheduler_agent.authoring import author, cassette_path
 from scheduler_agent.model_api import ModelAPI, make_client
 from scheduler_agent.request import build_request
 from scheduler_agent.scripted_server import Reply, ScriptedServer, text
@@ -32,7 +31,62 @@ def test_no_secret_or_per_machine_header_reaches_the_file(tmp_path: Path) -> Non
         assert leak not in written, leak
 
 
-def test_authoring_the_canonical_cassette_again_gives_the_same_file(tmp_path: Path) -> None:
-    fresh = tmp_path / "no_mornings.yaml"
-    author("no_mornings", fresh)
-    assert fresh.read_text() == cassette_path("no_mornings").read_text()
+def test_ask_record_writes_a_cassette_that_replays_offline_with_no_secret(
+    demo_db: Path,
+    api,
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cli import app
+    from scheduler_agent.scripted_server import tool_use
+
+    runner = CliRunner()
+    headers = {"anthropic-organization-id": "org-SECRET", "set-cookie": "session=SECRET"}
+    call = tool_use("toolu_rec_1", "create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30})
+    api([Reply([call], "tool_use", headers=headers), Reply([text("Booked Monday 14:00.")], headers=headers)])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    path = tmp_path / "session.yaml"
+    live = runner.invoke(
+        app, ["ask", "Book Priya Monday 2pm", "--record", str(path), "--db", str(demo_db), "--today", "2026-08-27"]
+    )
+    assert live.exit_code == 0, live.stderr
+    written = path.read_text()
+    for leak in ("SECRET", "authorization", "x-api-key", "cookie", "organization", "x-stainless", "127.0.0.1"):
+        assert leak not in written, leak
+    assert "Book Priya Monday 2pm" in written and "recorded from a live session" in written
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    replayed = runner.invoke(app, ["replay", str(path)])  # offline, against a fresh copy of the calendar
+    assert replayed.exit_code == 0, replayed.stderr
+    assert replayed.stdout.strip() == live.stdout.strip() == "Booked Monday 14:00."
+    assert "Event id: 29" in replayed.stderr  # the same ids: the calendar was carried with its event ids
+
+
+def test_chat_record_keeps_every_input_and_the_exit_code(demo_db: Path, api, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cassette_file import read_setup
+    from scheduler_agent.cli import app
+
+    runner = CliRunner()
+    api([Reply([text("Hello.")]), Reply([text("Goodbye.")])])
+    path = tmp_path / "chat.yaml"
+    result = runner.invoke(app, ["chat", "--record", str(path), "--db", str(demo_db)], input="hi\nbye\n")
+    assert result.exit_code == 0, result.stderr
+    setup = read_setup(path)
+    assert setup["inputs"] == ["hi", "bye"] and setup["exit_code"] == 0 and setup["kind"] == "recordable"
+    replayed = runner.invoke(app, ["replay", str(path)])
+    assert replayed.exit_code == 0 and replayed.stdout.splitlines() == ["Hello.", "Goodbye."]
+    assert "you> hi" in replayed.stderr and "you> bye" in replayed.stderr
+
+
+def test_record_cannot_continue_a_conversation(demo_db: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cli import app
+
+    result = CliRunner().invoke(app, ["ask", "x", "-c", "--record", str(tmp_path / "r.yaml"), "--db", str(demo_db)])
+    assert result.exit_code == 2 and "--record starts a new conversation" in result.stderr

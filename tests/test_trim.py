@@ -35,3 +35,15 @@ def test_the_cut_keeps_the_first_turn_and_never_splits_a_call_from_its_result() 
 def test_nothing_fits_gives_the_smallest_valid_view() -> None:
     messages = conversation(5)
     assert trimmed(messages, 1) == [messages[0], *messages[-2:]]
+
+
+def test_the_cut_never_drops_the_question_of_the_turn_in_progress() -> None:
+    messages = conversation(4)
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
+    messages.append({"role": "user", "content": [{"type": "text", "text": "Now book Monday."}]})
+    call = {"type": "tool_use", "id": "toolu_new", "name": "create_event", "input": {}}
+    messages.append({"role": "assistant", "content": [call]})
+    messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_new", "content": "ok"}]})
+    view = trimmed(messages, 1)
+    assert view == [messages[0], *messages[9:]]  # the first turn, the last answer, and the whole current turn
+    assert view[2]["content"][0]["text"] == "Now book Monday."
