@@ -25,7 +25,9 @@ def measure(args: list[str], runs: int) -> tuple[float, float]:
     for _ in range(runs):
         start = time.perf_counter()
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        subprocess.run([sys.executable, "-c", CODE, *args], capture_output=True, check=False)
+        done = subprocess.run([sys.executable, "-c", CODE, *args], capture_output=True, cwd=tempfile.gettempdir())
+        if done.returncode != 0:
+            raise SystemExit(f"{args} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
         times.append(time.perf_counter() - start)
         peaks.append(max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024)
     return statistics.median(times), max(peaks)
@@ -37,7 +39,9 @@ def main() -> None:
     runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "bench.db")
-        subprocess.run([sys.executable, "-c", CODE, "calendar", "seed-demo", "--db", db], capture_output=True)
+        subprocess.run(
+            [sys.executable, "-c", CODE, "calendar", "seed-demo", "--db", db], check=True, cwd=tmp, capture_output=True
+        )
         paths = {
             "--help": ["--help"],
             "calendar people": ["calendar", "people", "--db", db],

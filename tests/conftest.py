@@ -24,6 +24,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(home / ".config" / "anthropic"))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("SCHEDULER_AGENT_STRICT", "1")  # any grammar violation raises
+    # Subprocesses started with `python -c` import from their working directory first: from tmp, they get
+    # the installed package (with its prompts and cassettes), not the source tree beside the tests.
+    monkeypatch.chdir(tmp_path)
     yield tmp_path
 
 

@@ -12,6 +12,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,7 +69,8 @@ def cli(args: list[str], server: ScriptedServer, fault: str | None = None) -> su
     if fault:
         env["SCHEDULER_AGENT_FAULT"] = fault
     command = [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    # From a neutral directory, `python -c` imports the installed package, not the source tree.
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir())
 
 
 def bookings_on_monday_at_two(path: Path) -> int:
