@@ -26,6 +26,14 @@ class RequestSent:
 
 
 @dataclass(frozen=True)
+class TextDelta:
+    """A piece of the model's text as it streams in (display only: the list gets the assembled reply)."""
+
+    iteration: int
+    text: str
+
+
+@dataclass(frozen=True)
 class ReplyReceived:
     """The API's response body, as it came (already appended to the list)."""
 
@@ -94,7 +102,15 @@ class TurnEnded:
 
 
 Event = (
-    TurnStarted | RequestSent | ReplyReceived | ToolCalled | ToolAnswered | RoundAnswered | GrammarWarning | TurnEnded
+    TurnStarted
+    | RequestSent
+    | TextDelta
+    | ReplyReceived
+    | ToolCalled
+    | ToolAnswered
+    | RoundAnswered
+    | GrammarWarning
+    | TurnEnded
 )
 Report = Callable[[Event], None]
 

@@ -115,3 +115,20 @@ def m003_conversations(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration
+def m004_approvals(conn: sqlite3.Connection) -> None:
+    """The person's answer to each side-effecting call, keyed by its tool_use id: a resumed round never asks
+    twice, and a refusal is answered with the same reason."""
+    _run(
+        conn,
+        """
+        CREATE TABLE approvals (
+            tool_use_id TEXT PRIMARY KEY CHECK (tool_use_id <> ''),
+            approved INTEGER NOT NULL CHECK (approved IN (0, 1)),
+            reason TEXT NOT NULL DEFAULT '',
+            answered_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        )
+        """,
+    )

@@ -17,6 +17,7 @@ def build_request(
     tools: Sequence[JSON],
     messages: Sequence[JSON],
     max_tokens: int = DEFAULT_MAX_TOKENS,
+    stream: bool = False,
 ) -> JSON:
     """The whole body of one `POST /v1/messages`.
 
@@ -24,11 +25,12 @@ def build_request(
     marks the last cacheable block), so `messages` is exactly the stored list, unmarked.
     Keys are in the order the SDK writes them.
     """
-    return {
+    request: JSON = {
         "max_tokens": max_tokens,
         "messages": list(messages),
         "model": model,
         "cache_control": {"type": "ephemeral"},
-        "system": system,
-        "tools": list(tools),
     }
+    if stream:  # the SDK's stream helper sends "stream": true, between cache_control and system
+        request["stream"] = True
+    return request | {"system": system, "tools": list(tools)}

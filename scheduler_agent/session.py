@@ -64,6 +64,7 @@ class Settings:
     context_budget: int | None = None  # estimated tokens; None sends the whole list
     tool_deadline: float = TOOL_DEADLINE_SECONDS
     trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (trim.py)
+    stream: bool = False  # the request says "stream": true; the send function must stream it
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
