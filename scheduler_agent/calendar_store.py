@@ -3,6 +3,10 @@
 Times go in and come out as aware datetimes; they are stored in UTC as
 `YYYY-MM-DDTHH:MM:SSZ`, so comparing the text compares the times. The owner is the person
 keyed `you`. Errors a person (or the model) can fix are `CalendarError`, one actionable line.
+
+An event may repeat (RFC 5545's RRULE, RDATE and EXDATE, usually from an imported .ics file):
+it is stored once, and `events_for` expands it into the occurrences that overlap the range
+asked about, in the wall-clock time of the event's own zone.
 """
 
 from __future__ import annotations
@@ -53,11 +57,60 @@ class Person:
 
 @dataclass(frozen=True)
 class Event:
+    """One event, or one occurrence of a repeating event (same id, that occurrence's times)."""
+
     id: int
     title: str
     start: datetime  # aware, UTC
     end: datetime
     attendees: tuple[str, ...]  # person keys, the owner ('you') first
+    recurring: bool = False
+
+
+@dataclass(frozen=True)
+class Recurrence:
+    """How an event repeats, as RFC 5545 says: the first occurrence, the RRULE's and the RDATEs' starts,
+    less the EXDATEs. Expanded in the wall-clock time of the event's zone."""
+
+    rule: str | None = None  # an RRULE value with any UNTIL in UTC, e.g. 'FREQ=WEEKLY;BYDAY=MO'
+    rdates: tuple[datetime, ...] = ()  # extra starts, aware
+    exdates: tuple[datetime, ...] = ()  # starts left out, aware
+
+    def __bool__(self) -> bool:
+        return self.rule is not None or bool(self.rdates)
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    """Everything stored about one event: what `calendar export` writes."""
+
+    event: Event  # its first occurrence when it repeats
+    tz: str | None  # the zone its times were given in, when known
+    all_day: bool
+    recurrence: Recurrence  # falsy when it does not repeat
+    created: datetime
+
+
+@dataclass(frozen=True)
+class ImportedEvent:
+    """One event read from an .ics file, ready to store for one person."""
+
+    uid: str
+    recurrence_id: datetime | None  # set when it replaces one occurrence of the event with the same UID
+    title: str
+    start: datetime  # aware
+    end: datetime
+    tz: str | None
+    all_day: bool = False
+    recurrence: Recurrence = Recurrence()
+
+
+@dataclass(frozen=True)
+class ImportCounts:
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0  # imported before, cancelled in the file now
 
 
 # --- values -------------------------------------------------------------------------------
@@ -213,8 +266,16 @@ def add_event(
     end: datetime,
     attendees: Iterable[str],
     event_id: int | None = None,
+    *,
+    tz: str | None = None,
+    all_day: bool = False,
+    recurrence: Recurrence | None = None,
 ) -> Event:
-    """Insert an event (with `event_id` when a fixture gives one); no checks of availability here."""
+    """Insert an event (with `event_id` when a fixture gives one); no checks of availability here.
+
+    `tz` is the zone its times were given in; an event that repeats (`recurrence`) needs one, since
+    its rule repeats in that zone's wall-clock time. `start`/`end` are then its first occurrence.
+    """
     keys = _attendee_order(attendees)
     title = " ".join(title.split())
     if not title:
@@ -224,6 +285,13 @@ def add_event(
     start_text, end_text = to_utc_text(start), to_utc_text(end)
     if start_text >= end_text:
         raise CalendarError(f"the event ends ({end.isoformat()}) before it starts ({start.isoformat()})")
+    repeat = recurrence or Recurrence()
+    if tz is not None:
+        check_tz(tz)
+    if repeat:
+        if tz is None:
+            raise CalendarError("a repeating event needs the time zone it repeats in, e.g. tz='Europe/London'")
+        check_rule(repeat, start, tz)
     with transaction(conn):
         placeholders = ", ".join("?" for _ in keys)
         known = {row[0] for row in conn.execute(f"SELECT key FROM people WHERE key IN ({placeholders})", keys)}
@@ -233,8 +301,9 @@ def add_event(
                 f"unknown attendee key(s): {', '.join(unknown)}; add them with `calendar add-person` first"
             )
         cursor = conn.execute(
-            "INSERT INTO events (id, title, start_utc, end_utc) VALUES (?, ?, ?, ?)",
-            (event_id, title, start_text, end_text),
+            "INSERT INTO events (id, title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (event_id, title, start_text, end_text, tz, int(all_day), *_recurrence_columns(repeat)),
         )
         event_id = cursor.lastrowid
         assert event_id is not None
@@ -242,7 +311,7 @@ def add_event(
             "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
             [(event_id, key) for key in keys],
         )
-    return Event(event_id, title, from_utc_text(start_text), from_utc_text(end_text), keys)
+    return Event(event_id, title, from_utc_text(start_text), from_utc_text(end_text), keys, bool(repeat))
 
 
 def cancel_event(conn: sqlite3.Connection, event_id: int) -> Event:
@@ -269,36 +338,262 @@ def _attendee_order(keys: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(unique, key=lambda key: (key != OWNER_KEY, key)))
 
 
+_EVENT_COLUMNS = "e.id, e.title, e.start_utc, e.end_utc, e.tz, e.all_day, e.rrule, e.rdates, e.exdates, e.created_at"
+_REPEATS = "(e.rrule IS NOT NULL OR e.rdates <> '')"
+
+
 def events_for(conn: sqlite3.Connection, person_key: str, start_utc: datetime, end_utc: datetime) -> list[Event]:
-    """`person_key`'s events that overlap [start_utc, end_utc), by start time."""
+    """`person_key`'s events that overlap [start_utc, end_utc), by start time.
+
+    A repeating event gives each of its occurrences in the range, with that occurrence's times.
+    """
     rows = conn.execute(
-        "SELECT e.id, e.title, e.start_utc, e.end_utc, group_concat(all_a.person_key, ' ') AS keys "
+        f"SELECT {_EVENT_COLUMNS}, group_concat(all_a.person_key, ' ') AS keys "
         "FROM events e JOIN event_attendees a ON a.event_id = e.id AND a.person_key = ? "
         "JOIN event_attendees all_a ON all_a.event_id = e.id "
-        "WHERE e.start_utc < ? AND e.end_utc > ? "
+        f"WHERE (e.start_utc < ? AND e.end_utc > ?) OR {_REPEATS} "
         "GROUP BY e.id ORDER BY e.start_utc, e.id",
         (person_key, to_utc_text(end_utc), to_utc_text(start_utc)),
     )
-    return [_event(row) for row in rows]
+    events: list[Event] = []
+    for row in rows:
+        record = _record(row)
+        if not record.recurrence:
+            events.append(record.event)
+            continue
+        assert record.tz is not None
+        first = record.event
+        events += [
+            Event(first.id, first.title, begins, ends, first.attendees, recurring=True)
+            for begins, ends in occurrences((first.start, first.end), record.tz, record.recurrence, start_utc, end_utc)
+        ]
+    return sorted(events, key=lambda event: (event.start, event.id))
 
 
 def get_event(conn: sqlite3.Connection, event_id: int) -> Event | None:
+    """The event with that id (its first occurrence, when it repeats)."""
+    record = get_record(conn, event_id)
+    return None if record is None else record.event
+
+
+def get_record(conn: sqlite3.Connection, event_id: int) -> EventRecord | None:
     row = conn.execute(
-        "SELECT e.id, e.title, e.start_utc, e.end_utc, group_concat(a.person_key, ' ') AS keys "
+        f"SELECT {_EVENT_COLUMNS}, group_concat(a.person_key, ' ') AS keys "
         "FROM events e JOIN event_attendees a ON a.event_id = e.id WHERE e.id = ? GROUP BY e.id",
         (event_id,),
     ).fetchone()
-    return None if row is None else _event(row)
+    return None if row is None else _record(row)
 
 
-def _event(row: sqlite3.Row) -> Event:
-    return Event(
+def event_records(conn: sqlite3.Connection, person_key: str | None = None) -> list[EventRecord]:
+    """Every event as stored (repeating ones once), `person_key`'s only when given; by id."""
+    where, args = "", []
+    if person_key is not None:
+        where, args = "WHERE e.id IN (SELECT event_id FROM event_attendees WHERE person_key = ?)", [person_key]
+    rows = conn.execute(
+        f"SELECT {_EVENT_COLUMNS}, group_concat(a.person_key, ' ') AS keys "
+        f"FROM events e JOIN event_attendees a ON a.event_id = e.id {where} GROUP BY e.id ORDER BY e.id",
+        args,
+    )
+    return [_record(row) for row in rows]
+
+
+def _record(row: sqlite3.Row) -> EventRecord:
+    recurrence = Recurrence(row["rrule"], _utc_list(row["rdates"]), _utc_list(row["exdates"]))
+    event = Event(
         id=row["id"],
         title=row["title"],
         start=from_utc_text(row["start_utc"]),
         end=from_utc_text(row["end_utc"]),
         attendees=_attendee_order(row["keys"].split()),
+        recurring=bool(recurrence),
     )
+    created = datetime.strptime(row["created_at"], _UTC_FORMAT).replace(tzinfo=UTC)
+    return EventRecord(event, row["tz"], bool(row["all_day"]), recurrence, created)
+
+
+def _utc_list(text: str) -> tuple[datetime, ...]:
+    return tuple(from_utc_text(part) for part in text.split())
+
+
+def _recurrence_columns(recurrence: Recurrence) -> tuple[str | None, str, str]:
+    """The (rrule, rdates, exdates) columns for `recurrence`."""
+    return (
+        recurrence.rule,
+        " ".join(sorted({to_utc_text(moment) for moment in recurrence.rdates})),
+        " ".join(sorted({to_utc_text(moment) for moment in recurrence.exdates})),
+    )
+
+
+# --- repeating events -----------------------------------------------------------------------
+
+_NO_RULES_FINER_THAN = ("SECONDLY", "MINUTELY")
+
+
+def check_rule(recurrence: Recurrence, start: datetime, tz: str) -> None:
+    """Raise CalendarError unless `recurrence.rule` is an RRULE dateutil can expand from `start` in `tz`."""
+    if recurrence.rule is None:
+        return
+    from dateutil.rrule import rrulestr  # only when a rule is stored or expanded
+
+    rule = recurrence.rule
+    parts = {part.split("=", 1)[0] for part in rule.upper().split(";")}
+    if {"COUNT", "UNTIL"} <= parts:
+        raise CalendarError(f"RRULE {rule!r} has both COUNT and UNTIL, which RFC 5545 forbids: keep one of them")
+    frequency = re.search(r"(?:^|;)FREQ=([A-Z]+)", rule.upper())
+    if frequency is not None and frequency.group(1) in _NO_RULES_FINER_THAN:
+        raise CalendarError(
+            f"RRULE {rule!r} repeats every {frequency.group(1).lower()[:-2]}: busy time can repeat "
+            "hourly at most; give FREQ=HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY"
+        )
+    try:
+        rrulestr(rule, dtstart=start.astimezone(ZoneInfo(tz)))
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise CalendarError(
+            f"RRULE {rule!r} is not a recurrence rule dateutil can read ({exc or type(exc).__name__}): "
+            "write it as RFC 5545 says, e.g. FREQ=WEEKLY;BYDAY=MO;UNTIL=20261231T235959Z"
+        ) from None
+
+
+def occurrences(
+    first: tuple[datetime, datetime], tz: str, recurrence: Recurrence, start: datetime, end: datetime
+) -> list[tuple[datetime, datetime]]:
+    """The occurrences, as UTC (start, end), of an event first held at `first` that repeat as
+    `recurrence` says in the wall-clock time of `tz`, and overlap [start, end).
+
+    Each occurrence lasts as long on the wall clock as the first (a 09:00-10:00 stays 09:00-10:00
+    across a daylight-saving change). Only the range asked about is produced.
+    """
+    from dateutil.rrule import rruleset, rrulestr  # only when something repeats
+
+    zone = ZoneInfo(tz)
+    first_start = first[0].astimezone(zone)
+    wall_length = first[1].astimezone(zone).replace(tzinfo=None) - first_start.replace(tzinfo=None)
+    real_length = first[1] - first[0]
+    earliest = start - max(wall_length, real_length)  # an occurrence that starts later may overlap the range
+    starts = rruleset()
+    starts.rdate(first_start)  # the first occurrence always counts (RFC 5545 3.8.5.3)
+    if recurrence.rule is not None:
+        rule_start = _skip_ahead(recurrence.rule, first_start, earliest - timedelta(days=1))
+        starts.rrule(rrulestr(recurrence.rule, dtstart=rule_start))
+    for moment in recurrence.rdates:
+        starts.rdate(moment.astimezone(zone))
+    for moment in recurrence.exdates:
+        starts.exdate(moment.astimezone(zone))
+    result = []
+    for begins in starts.between(earliest, end):
+        ends = (begins.replace(tzinfo=None) + wall_length).replace(tzinfo=zone)
+        if begins == first[0] or ends <= begins:  # the first as stored; or a length the clocks swallowed
+            ends = begins.astimezone(UTC) + real_length  # in UTC: aware arithmetic in one zone is wall-clock
+        if ends > start:
+            result.append((begins.astimezone(UTC), ends.astimezone(UTC)))
+    return result
+
+
+def _skip_ahead(rule: str, first_start: datetime, before: datetime) -> datetime:
+    """A start for `rule` that gives the same occurrences from `before` on as `first_start`, but nearer.
+
+    dateutil walks a rule from its start, so a daily rule begun years ago costs thousands of steps
+    for one week. A DAILY or WEEKLY rule without COUNT repeats exactly every INTERVAL days or weeks
+    on the wall clock, so a start moved on by whole periods keeps the same times, weekdays and
+    phase. Any other rule keeps its own start.
+    """
+    parts = dict(part.split("=", 1) for part in rule.upper().split(";") if "=" in part)
+    days = {"DAILY": 1, "WEEKLY": 7}.get(parts.get("FREQ", ""))
+    if days is None or "COUNT" in parts or not parts.get("INTERVAL", "1").isdigit():
+        return first_start
+    period = days * max(int(parts.get("INTERVAL", "1")), 1)
+    zone = first_start.tzinfo
+    periods = (before.astimezone(zone).date() - first_start.date()).days // period
+    if periods <= 0:
+        return first_start
+    return (first_start.replace(tzinfo=None) + timedelta(days=periods * period)).replace(tzinfo=zone)
+
+
+# --- importing: events keyed by the file's UID and the person -----------------------------
+
+
+def import_events(
+    conn: sqlite3.Connection,
+    person_key: str,
+    events: Sequence[ImportedEvent],
+    cancelled: Iterable[tuple[str, datetime | None]] = (),
+) -> ImportCounts:
+    """Store `events` as busy time for `person_key`, all or nothing, in one transaction.
+
+    An event is keyed by (person, UID, RECURRENCE-ID): one imported before is updated in place
+    (same id) or left alone when nothing changed, never added twice. `cancelled` are (UID,
+    RECURRENCE-ID) keys the file now marks cancelled: events imported under them are removed.
+    """
+    counts = {"new": 0, "updated": 0, "unchanged": 0, "removed": 0}
+    with transaction(conn):
+        for item in events:
+            row = _source_row(conn, person_key, item.uid, item.recurrence_id)
+            if row is None:
+                event = add_event(
+                    conn,
+                    item.title,
+                    item.start,
+                    item.end,
+                    [person_key],
+                    tz=item.tz,
+                    all_day=item.all_day,
+                    recurrence=item.recurrence,
+                )
+                conn.execute(
+                    "INSERT INTO event_sources (event_id, person_key, uid, recurrence_id) VALUES (?, ?, ?, ?)",
+                    (event.id, person_key, item.uid, _recurrence_id_text(item.recurrence_id)),
+                )
+                counts["new"] += 1
+            elif _update_imported(conn, row["event_id"], item):
+                counts["updated"] += 1
+            else:
+                counts["unchanged"] += 1
+        for uid, recurrence_id in cancelled:
+            row = _source_row(conn, person_key, uid, recurrence_id)
+            if row is not None:
+                conn.execute("DELETE FROM events WHERE id = ?", (row["event_id"],))
+                counts["removed"] += 1
+    return ImportCounts(**counts)
+
+
+def _source_row(conn: sqlite3.Connection, person_key: str, uid: str, recurrence_id: datetime | None) -> Any:
+    return conn.execute(
+        "SELECT event_id FROM event_sources WHERE person_key = ? AND uid = ? AND recurrence_id = ?",
+        (person_key, uid, _recurrence_id_text(recurrence_id)),
+    ).fetchone()
+
+
+def _recurrence_id_text(moment: datetime | None) -> str:
+    return "" if moment is None else to_utc_text(moment)
+
+
+def _update_imported(conn: sqlite3.Connection, event_id: int, item: ImportedEvent) -> bool:
+    """Bring event `event_id` in line with `item`; False when it already was."""
+    title = " ".join(item.title.split())
+    if not title:
+        raise CalendarError("the event title is empty: give a short title, e.g. 'Design review'")
+    start_text, end_text = to_utc_text(item.start), to_utc_text(item.end)
+    if start_text >= end_text:
+        raise CalendarError(f"the event ends ({item.end.isoformat()}) before it starts ({item.start.isoformat()})")
+    if item.recurrence:
+        if item.tz is None:
+            raise CalendarError("a repeating event needs the time zone it repeats in, e.g. tz='Europe/London'")
+        check_rule(item.recurrence, item.start, item.tz)
+    repeat = item.recurrence or Recurrence()  # EXDATEs alone do not make an event repeat: as add_event stores it
+    wanted = (title, start_text, end_text, item.tz, int(item.all_day), *_recurrence_columns(repeat))
+    row = conn.execute(
+        "SELECT title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates FROM events WHERE id = ?",
+        (event_id,),
+    ).fetchone()
+    if tuple(row) == wanted:
+        return False
+    conn.execute(
+        "UPDATE events SET title = ?, start_utc = ?, end_utc = ?, tz = ?, all_day = ?, rrule = ?, rdates = ?, "
+        "exdates = ? WHERE id = ?",
+        (*wanted, event_id),
+    )
+    return True
 
 
 # --- bookings: what each create_event call booked -------------------------------------
@@ -353,7 +648,9 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
 
     Format: {"owner": {"name", "tz", "hours": "09:00-17:00"},
              "people": [{"key", "name", "tz", "hours"}],
-             "events": [{"id"?, "title", "start": ISO with offset, "minutes", "attendees": [keys]}]}
+             "events": [{"id"?, "title", "start": ISO with offset, "minutes", "attendees": [keys],
+                         "tz"?, "all_day"?, "rrule"?, "rdates"?: [ISO], "exdates"?: [ISO]}]}
+    The optional keys are there only for an event that has them (a repeating one, an imported one).
     """
     owner_spec = data["owner"]
     owner = _new_person(OWNER_KEY, owner_spec["name"], owner_spec["tz"], *parse_hours(owner_spec["hours"]))
@@ -369,7 +666,22 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
             start = _fixture_start(spec["start"])
             end = start + timedelta(minutes=int(spec["minutes"]))
             if not _event_exists(conn, spec["title"], start, end, spec["attendees"]):
-                add_event(conn, spec["title"], start, end, spec["attendees"], spec.get("id"))
+                recurrence = Recurrence(
+                    spec.get("rrule"),
+                    tuple(_fixture_start(text) for text in spec.get("rdates", [])),
+                    tuple(_fixture_start(text) for text in spec.get("exdates", [])),
+                )
+                add_event(
+                    conn,
+                    spec["title"],
+                    start,
+                    end,
+                    spec["attendees"],
+                    spec.get("id"),
+                    tz=spec.get("tz"),
+                    all_day=bool(spec.get("all_day", False)),
+                    recurrence=recurrence,
+                )
                 added += 1
     return added
 
@@ -382,22 +694,32 @@ def export_fixture(conn: sqlite3.Connection) -> dict[str, Any]:
     def spec(person: Person) -> dict[str, str]:
         return {"name": person.name, "tz": person.tz, "hours": f"{person.work_start:%H:%M}-{person.work_end:%H:%M}"}
 
-    rows = conn.execute("SELECT id FROM events ORDER BY id").fetchall()
+    def moment(value: datetime) -> str:
+        return value.astimezone(ZoneInfo(owner.tz)).isoformat(timespec="minutes")
+
     events = []
-    for (event_id,) in rows:
-        event = get_event(conn, event_id)
-        assert event is not None
+    for record in event_records(conn):
+        event = record.event
         minutes = int((event.end - event.start).total_seconds() // 60)
-        start = event.start.astimezone(ZoneInfo(owner.tz)).isoformat(timespec="minutes")
-        events.append(
-            {
-                "id": event.id,
-                "title": event.title,
-                "start": start,
-                "minutes": minutes,
-                "attendees": list(event.attendees),
-            }
-        )
+        entry: dict[str, Any] = {
+            "id": event.id,
+            "title": event.title,
+            "start": moment(event.start),
+            "minutes": minutes,
+            "attendees": list(event.attendees),
+        }
+        if record.tz is not None:
+            entry["tz"] = record.tz
+        if record.all_day:
+            entry["all_day"] = True
+        repeat = record.recurrence
+        if repeat.rule is not None:
+            entry["rrule"] = repeat.rule
+        if repeat.rdates:
+            entry["rdates"] = [moment(value) for value in repeat.rdates]
+        if repeat.exdates:
+            entry["exdates"] = [moment(value) for value in repeat.exdates]
+        events.append(entry)
     return {
         "owner": spec(owner),
         "people": [{"key": person.key, **spec(person)} for person in list_people(conn)],

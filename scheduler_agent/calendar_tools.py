@@ -252,7 +252,11 @@ class CalendarTools:
         raise ToolError(f"{where}: {hours}; {advice}")
 
     def _check_free(self, owner: Person, other: Person, meeting: Interval, minutes: int) -> None:
-        clashes = {event.id: event for key in (OWNER_KEY, other.key) for event in events_for(self.conn, key, *meeting)}
+        clashes = {  # keyed by id and start: the occurrences of a repeating event share its id
+            (event.id, event.start): event
+            for key in (OWNER_KEY, other.key)
+            for event in events_for(self.conn, key, *meeting)
+        }
         if not clashes:
             return
         described = " and ".join(

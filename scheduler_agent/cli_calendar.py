@@ -2,6 +2,7 @@
 
 Booking goes through the same code as the `create_event` tool, so a person and the model
 meet the same checks. A problem a person can fix is one `Error: ...` line and exit 1.
+`import` and `export` read and write iCalendar (.ics) files; they alone load `icalendar`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 from zoneinfo import ZoneInfo
@@ -152,8 +153,9 @@ def cancel_command(
         owner = get_owner(conn)
         event = cancel_event(conn, event_id)
         span = format_window((event.start, event.end), owner.tz)
+        when = f"every occurrence from {span}" if event.recurring else f"on {span}"
         typer.echo(
-            f"Cancelled {event.title!r} on {span} ({owner.tz}) for {', '.join(event.attendees)}. Event id: {event.id}."
+            f"Cancelled {event.title!r} {when} ({owner.tz}) for {', '.join(event.attendees)}. Event id: {event.id}."
         )
 
 
@@ -178,6 +180,15 @@ def show_command(
             typer.echo(line)
 
 
+def _span(event: Event, zone: ZoneInfo) -> str:
+    """`09:00-10:00`, or `all day` for an event from midnight to midnight (one day or more)."""
+    start, end = event.start.astimezone(zone), event.end.astimezone(zone)
+    if start.time() == end.time() == datetime.min.time():
+        days = (end.date() - start.date()).days
+        return f"{'all day' if days == 1 else f'{days} days':<11}"
+    return format_span((event.start, event.end), zone.key)
+
+
 def _week_lines(
     conn: sqlite3.Connection,
     tools: CalendarTools,
@@ -193,8 +204,8 @@ def _week_lines(
         yield f"  {person.name} ({person.key}): works {person.hours}"
     start, end = week_span(monday, owner.tz)
     end += timedelta(days=2)  # the weekend too, if anything is booked on it
-    events: dict[int, Event] = {
-        event.id: event for person in people for event in events_for(conn, person.key, start, end)
+    events: dict[tuple[int, datetime], Event] = {  # the occurrences of a repeating event share its id
+        (event.id, event.start): event for person in people for event in events_for(conn, person.key, start, end)
     }
     zone = ZoneInfo(owner.tz)
     by_day: dict[date, list[Event]] = {}
@@ -207,8 +218,9 @@ def _week_lines(
         yield ""
         yield format_day(current)
         for event in by_day.get(current, []):
-            span = format_span((event.start, event.end), owner.tz)
-            yield f"  {span}  {event.title}  ({', '.join(event.attendees)})  #{event.id}"
+            span = _span(event, zone)
+            repeats = " (repeats)" if event.recurring else ""
+            yield f"  {span}  {event.title}  ({', '.join(event.attendees)})  #{event.id}{repeats}"
         if current not in by_day:
             yield "  (nothing booked)"
     if other is None:
@@ -221,3 +233,44 @@ def _week_lines(
     yield f"Free windows of at least {minutes} minutes for {OWNER_KEY} and {other.key}:"
     for window in search.windows:
         yield f"  {format_window(window, owner.tz)}"
+
+
+@calendar_app.command("import")
+def import_command(
+    file: Annotated[Path, typer.Argument(help="An iCalendar (.ics) file, e.g. from Google Calendar or Outlook.")],
+    person: Annotated[
+        str, typer.Option("--person", help="Whose busy time it is: a key or name; 'you' is the owner.")
+    ] = OWNER_KEY,
+    db: DbOption = None,
+) -> None:
+    """Import an .ics file as busy time for one person: all or nothing; importing it again never doubles."""
+    with _calendar(db) as conn:
+        from scheduler_agent import ics  # icalendar costs ~50 ms: only these commands load it
+
+        typer.echo(ics.import_file(conn, file, person))
+
+
+@calendar_app.command("export")
+def export_command(
+    person: Annotated[
+        str | None, typer.Option("--person", help="Only this person's events: a key or name; 'you' is the owner.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the .ics file here. [default: standard output]")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Export the events as an iCalendar (.ics) file, RFC 5545, that other calendars can import."""
+    with _calendar(db) as conn:
+        from scheduler_agent import ics
+
+        who = ics.person_named(conn, person) if person is not None else None
+        exported = ics.export_calendar(conn, who)
+        if out is None:
+            typer.echo(exported.text, nl=False)
+            return
+        ics.write_file(out, exported.text)
+        typer.echo(
+            f"Exported {exported.events} event(s) ({exported.recurring} recurring) "
+            f"for {ics.person_label(who)} to {out}."
+        )

@@ -128,7 +128,37 @@ def m004_approvals(conn: sqlite3.Connection) -> None:
             tool_use_id TEXT PRIMARY KEY CHECK (tool_use_id <> ''),
             approved INTEGER NOT NULL CHECK (approved IN (0, 1)),
             reason TEXT NOT NULL DEFAULT '',
+            end_of_input INTEGER NOT NULL DEFAULT 0,  -- refused because standard input ended
             answered_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        )
+        """,
+    )
+
+
+@migration
+def m005_recurrence(conn: sqlite3.Connection) -> None:
+    """Repeating events, and where an imported event came from.
+
+    An event with an `rrule` or `rdates` repeats: `start_utc`/`end_utc` hold its first occurrence and
+    the rule is expanded in the wall-clock time of `tz`, so a weekly 09:00 stays at 09:00 across a
+    daylight-saving change. `event_sources` keys an imported event by its iCalendar UID (and
+    RECURRENCE-ID) and the person it was imported for: importing the same file again updates, never
+    duplicates.
+    """
+    _run(
+        conn,
+        "ALTER TABLE events ADD COLUMN tz TEXT",  # the IANA zone its times were given in; NULL: not known
+        "ALTER TABLE events ADD COLUMN all_day INTEGER NOT NULL DEFAULT 0 CHECK (all_day IN (0, 1))",
+        "ALTER TABLE events ADD COLUMN rrule TEXT",  # an RFC 5545 RRULE value, UNTIL in UTC; NULL: no rule
+        "ALTER TABLE events ADD COLUMN rdates TEXT NOT NULL DEFAULT ''",  # extra starts, UTC, space-separated
+        "ALTER TABLE events ADD COLUMN exdates TEXT NOT NULL DEFAULT ''",  # starts left out, UTC, space-separated
+        """
+        CREATE TABLE event_sources (
+            event_id INTEGER PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
+            person_key TEXT NOT NULL REFERENCES people (key),
+            uid TEXT NOT NULL CHECK (uid <> ''),
+            recurrence_id TEXT NOT NULL DEFAULT '',  -- '' for a whole event, else the UTC start it replaces
+            UNIQUE (person_key, uid, recurrence_id)
         )
         """,
     )

@@ -4,24 +4,31 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from scheduler_agent import db
 from scheduler_agent.calendar_store import (
     CalendarError,
+    ImportedEvent,
+    Recurrence,
     add_event,
     add_person,
     demo_fixture,
+    event_records,
     events_for,
+    export_fixture,
     find_person,
     get_event,
     get_owner,
+    import_events,
     list_people,
     load_fixture,
+    occurrences,
     parse_hours,
     seed_demo,
     set_owner,
@@ -288,3 +295,144 @@ def test_load_fixture_needs_offsets_on_event_starts(conn: sqlite3.Connection) ->
     }
     with pytest.raises(CalendarError, match="no offset"):
         load_fixture(conn, fixture)
+
+
+# --- repeating events -----------------------------------------------------------------------
+
+
+def london(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo("Europe/London"))
+
+
+def test_a_repeating_event_gives_its_occurrences_in_the_range(conn: sqlite3.Connection) -> None:
+    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    weekly = Recurrence("FREQ=WEEKLY;BYDAY=MO", exdates=(london("2026-11-02T09:00"),))
+    event = add_event(
+        conn,
+        "Standup",
+        london("2026-10-12T09:00"),
+        london("2026-10-12T09:15"),
+        ["you"],
+        tz="Europe/London",
+        recurrence=weekly,
+    )
+    assert event.recurring
+    found = events_for(conn, "you", utc("2026-10-20T00:00"), utc("2026-11-10T00:00"))
+    assert [(e.id, e.start, e.end) for e in found] == [
+        (event.id, utc("2026-10-26T09:00"), utc("2026-10-26T09:15")),  # 09:00 GMT, after the change
+        (event.id, utc("2026-11-09T09:00"), utc("2026-11-09T09:15")),  # 11-02 left out
+    ]
+    assert events_for(conn, "you", utc("2026-10-01T00:00"), utc("2026-10-12T08:00")) == []  # before it begins
+    assert get_event(conn, event.id) == event  # the event itself is its first occurrence
+
+
+def test_occurrences_keep_the_wall_clock_length_and_overlap_the_range_edges() -> None:
+    first = (london("2026-10-24T23:30"), utc("2026-10-25T01:30"))  # to 01:30 GMT: 2 hours on the clock, 3 real
+    found = occurrences(
+        first, "Europe/London", Recurrence("FREQ=DAILY;COUNT=3"), utc("2026-10-25T01:00"), utc("2026-10-26T00:00")
+    )
+    assert found == [
+        (utc("2026-10-24T22:30"), utc("2026-10-25T01:30")),  # the first one still overlaps the start
+        (utc("2026-10-25T23:30"), utc("2026-10-26T01:30")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("FREQ=SOMETIMES", "FREQ=SOMETIMES"),
+        ("FREQ=MINUTELY", "repeats every minute"),
+        ("FREQ=DAILY;COUNT=2;UNTIL=20261231T000000Z", "both COUNT and UNTIL"),
+    ],
+)
+def test_a_rule_dateutil_cannot_expand_is_refused(conn: sqlite3.Connection, rule: str, expected: str) -> None:
+    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    with pytest.raises(CalendarError, match=expected):
+        add_event(
+            conn, "X", utc("2026-10-12T09:00"), utc("2026-10-12T10:00"), ["you"], tz="UTC", recurrence=Recurrence(rule)
+        )
+    with pytest.raises(CalendarError, match="time zone it repeats in"):
+        add_event(
+            conn, "X", utc("2026-10-12T09:00"), utc("2026-10-12T10:00"), ["you"], recurrence=Recurrence("FREQ=DAILY")
+        )
+    assert counts(conn) == (1, 0, 0)
+
+
+def test_import_events_is_keyed_by_uid_and_person(conn: sqlite3.Connection) -> None:
+    seed_demo(conn)
+    before = counts(conn)
+    item = ImportedEvent("a@x", None, "Gym", utc("2026-10-12T07:00"), utc("2026-10-12T08:00"), "UTC")
+    first = import_events(conn, "priya", [item])
+    again = import_events(conn, "priya", [item])
+    moved = import_events(
+        conn, "priya", [ImportedEvent("a@x", None, "Gym", utc("2026-10-12T08:00"), utc("2026-10-12T09:00"), "UTC")]
+    )
+    assert (first.new, again.unchanged, moved.updated) == (1, 1, 1)
+    assert counts(conn)[1] == before[1] + 1
+    with pytest.raises(CalendarError):  # one bad event: none of them
+        import_events(
+            conn,
+            "priya",
+            [item, ImportedEvent("b@x", None, "Bad", utc("2026-10-12T09:00"), utc("2026-10-12T08:00"), "UTC")],
+        )
+    assert counts(conn)[1] == before[1] + 1
+    assert import_events(conn, "priya", [], cancelled=[("a@x", None)]).removed == 1
+    assert counts(conn) == before
+
+
+def test_a_fixture_keeps_repeating_events(conn: sqlite3.Connection, tmp_path: Path) -> None:
+    seed_demo(conn)
+    add_event(
+        conn,
+        "Standup",
+        london("2026-08-03T09:00"),
+        london("2026-08-03T09:15"),
+        ["you", "priya"],
+        tz="Europe/London",
+        recurrence=Recurrence("FREQ=WEEKLY;BYDAY=MO,WE", (london("2026-09-04T16:00"),), (london("2026-09-02T09:00"),)),
+    )
+    fixture = export_fixture(conn)
+    assert json.loads(json.dumps(fixture)) == fixture
+    assert fixture["events"][-1]["rrule"] == "FREQ=WEEKLY;BYDAY=MO,WE"
+    assert all("rrule" not in event and "tz" not in event for event in fixture["events"][:-1])  # cassettes unchanged
+    copy = db.connect(tmp_path / "copy.db")
+    load_fixture(copy, fixture)
+    week = (utc("2026-08-31T00:00"), utc("2026-09-05T00:00"))
+    assert events_for(copy, "priya", *week) == events_for(conn, "priya", *week)
+    assert [r.recurrence for r in event_records(copy)] == [r.recurrence for r in event_records(conn)]
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "FREQ=DAILY",
+        "FREQ=DAILY;INTERVAL=3",
+        "FREQ=DAILY;BYDAY=MO,WE,FR;BYHOUR=9,15",
+        "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH",
+        "FREQ=WEEKLY;INTERVAL=3;WKST=SU;BYDAY=SU,MO",
+        "FREQ=WEEKLY;BYDAY=TU;BYSETPOS=1",
+        "FREQ=WEEKLY;INTERVAL=2;UNTIL=20290101T000000Z",
+        "FREQ=DAILY;COUNT=2000",
+        "FREQ=MONTHLY;BYDAY=-1FR",
+    ],
+)
+def test_a_long_running_rule_gives_the_same_occurrences_when_expanded_from_near_the_range(rule: str) -> None:
+    """`occurrences` starts a DAILY/WEEKLY rule near the range; a full walk from DTSTART must agree."""
+    from dateutil.rrule import rruleset, rrulestr
+
+    first = (london("2020-01-07T09:00"), london("2020-01-07T10:30"))  # a Tuesday, in GMT
+    wall = timedelta(minutes=90)
+    for start, end in [
+        (utc("2026-10-19T00:00"), utc("2026-11-09T00:00")),  # across the change back to GMT
+        (utc("2027-03-22T00:00"), utc("2027-04-05T00:00")),  # across the change to BST
+        (utc("2020-01-01T00:00"), utc("2020-01-20T00:00")),  # the first weeks
+    ]:
+        full = rruleset()
+        full.rdate(first[0])
+        full.rrule(rrulestr(rule, dtstart=first[0]))
+        expected = [
+            (begins.astimezone(UTC), (begins.replace(tzinfo=None) + wall).replace(tzinfo=begins.tzinfo).astimezone(UTC))
+            for begins in full.between(start - wall, end)
+        ]
+        assert expected or "COUNT" in rule  # not a vacuous comparison (COUNT=2000 ends in 2025)
+        assert occurrences(first, "Europe/London", Recurrence(rule), start, end) == expected, (rule, start)

@@ -225,3 +225,11 @@ def test_cancel_an_unknown_event(db: Path) -> None:
         "calendar show --week YYYY-MM-DD",
     )
     assert rows(db, "SELECT count(*) FROM events") == before
+
+
+def test_import_and_export_are_calendar_commands(db: Path) -> None:
+    listed = invoke("--help").stdout
+    assert "import" in listed and "iCalendar" in listed
+    assert "export" in listed
+    result = invoke("export", "--person", "nobody", "--db", str(seeded(db)))
+    assert_person_error(result, "no one called 'nobody'", "aiko (Aiko Tanaka)")
