@@ -65,6 +65,7 @@ def author(name: str, path: Path, *, live: bool = False) -> JSON:
         )
         server = None if live else stack.enter_context(ScriptedServer(lesson.replies))
         client = make_client() if server is None else make_client(api_key=PLACEHOLDER_KEY, base_url=server.url)
+        # ModelAPI streams every request that says "stream": true (settings_of reads the lesson's option).
         session = Session(conn, clock, ModelAPI(client).send, settings_of(setup), ignore)
         session.store()
         with cassette.recording(path, setup):

@@ -1,7 +1,9 @@
 """The cassette file: readable YAML, and the setup it carries. No vcrpy here, so `demo --list` is fast.
 
 JSON bodies are stored as YAML structures (`body: {json: ...}`), key order kept, multi-line
-strings as blocks. Beside its interactions a cassette carries, under
+strings as blocks. A body that is not JSON stays the string it was: a streamed reply (server-sent
+events, `event: ...` and `data: {...}` lines) is a `|` block of those lines, as they came over the
+wire, and reads back to the same text. Beside its interactions a cassette carries, under
 `metadata.scheduler_agent`, the setup that makes it replayable anywhere: the clock, the
 calendar, the user's inputs, the options, its kind (recordable or scripted) and its lesson.
 """
@@ -35,6 +37,7 @@ _BlockDumper.add_representer(str, _represent_str)
 
 
 def _to_structure(text: str | bytes | None) -> Any:
+    """A JSON body as `{"json": ...}`; any other body (an event stream) as its text, untouched."""
     if text is None:
         return None
     decoded = text.decode("utf-8") if isinstance(text, bytes) else text

@@ -42,6 +42,22 @@ class ReplyReceived:
 
 
 @dataclass(frozen=True)
+class ApprovalAsked:
+    """Before a side effect: the person is asked to approve what `summary` says."""
+
+    call: JSON
+    summary: str
+
+
+@dataclass(frozen=True)
+class ApprovalAnswered:
+    call: JSON
+    approved: bool
+    reason: str = ""
+    end_of_input: bool = False
+
+
+@dataclass(frozen=True)
 class RoundAnswered:
     """The user turn of results was appended: one `tool_result` per call of the assistant turn before it."""
 
@@ -107,6 +123,8 @@ Event = (
     | TextDelta
     | ReplyReceived
     | ToolCalled
+    | ApprovalAsked
+    | ApprovalAnswered
     | ToolAnswered
     | RoundAnswered
     | GrammarWarning

@@ -48,6 +48,18 @@ def asks(*calls: JSON) -> Reply:
 
 CANONICAL = "Find a 30-minute slot with Priya next week and book it. Nothing before 10am."
 RULE = "Never book anything before 10am. What do Priya's and my Mondays look like next week?"
+CANONICAL_REPLIES = [
+    asks(find("toolu_scripted_nm_01")),
+    asks(book("toolu_scripted_nm_02", "2026-08-31T14:00")),
+    Reply(
+        [
+            text(
+                "Booked: Monday 2026-08-31, 14:00-14:30 (Europe/London), 30 minutes with Priya Raman. "
+                "The other free windows (Mon 09:00 and Wed 09:15) were before 10am."
+            )
+        ]
+    ),
+]
 
 LESSONS: dict[str, Lesson] = {
     "no_mornings": Lesson(
@@ -60,18 +72,20 @@ LESSONS: dict[str, Lesson] = {
         ),
         recordable=True,
         inputs=[CANONICAL],
-        replies=[
-            asks(find("toolu_scripted_nm_01")),
-            asks(book("toolu_scripted_nm_02", "2026-08-31T14:00")),
-            Reply(
-                [
-                    text(
-                        "Booked: Monday 2026-08-31, 14:00-14:30 (Europe/London), 30 minutes with Priya Raman. "
-                        "The other free windows (Mon 09:00 and Wed 09:15) were before 10am."
-                    )
-                ]
-            ),
-        ],
+        replies=CANONICAL_REPLIES,
+    ),
+    "streamed": Lesson(
+        title="The canonical trace, streamed: the text arrives in pieces, the list gets the whole message",
+        lesson=(
+            'The same three iterations as no_mornings, with "stream": true in every request: each reply comes as '
+            "server-sent events (the cassette stores them as they came), its text in pieces shown as they arrive "
+            "and its tool input as pieces of JSON. Only the assembled message joins the list, and it equals the "
+            "no_mornings list turn for turn. See assemble in scheduler_agent/model_api.py."
+        ),
+        recordable=True,
+        inputs=[CANONICAL],
+        replies=CANONICAL_REPLIES,
+        options={"stream": True},
     ),
     "wrong_day": Lesson(
         title="The published trace's mistake: the model books Tuesday, the error string steers it back",

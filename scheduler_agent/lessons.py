@@ -10,7 +10,15 @@ from scheduler_agent.cassette_file import read_setup
 from scheduler_agent.errors import AgentError
 
 # The order of the tour; a cassette not named here comes after, by name.
-ORDER = ("no_mornings", "wrong_day", "parallel_calls", "iteration_bound", "overloaded", "overloaded_exhausted")
+ORDER = (
+    "no_mornings",
+    "streamed",
+    "wrong_day",
+    "parallel_calls",
+    "iteration_bound",
+    "overloaded",
+    "overloaded_exhausted",
+)
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,28 @@
 
 `send` returns the API's response body as plain JSON, exactly as it came over the wire:
 the list stores the provider's own content array, not a re-serialised SDK object.
+
+A request that says `"stream": true` is streamed: each piece of text goes to `on_text` as it
+arrives, and `send` returns the message the events assemble into, the same JSON the API sends
+for that reply unstreamed. The pieces are only shown; the list gets the whole message, once the
+stream has ended, so an interrupted stream (Ctrl-C, a dropped connection) leaves the list as it was.
+
+Why not the SDK's `messages.stream()` helper: it puts `"stream": true` last in the body (the
+request builder, like `messages.create`, puts it before `system`, so the dump is the bytes sent),
+and its `get_final_message()` is a pydantic object whose serialisation orders keys alphabetically.
+Here `messages.create` sends the request dict as it is, and the raw events (`anthropic.Stream.raw_events`)
+are assembled as JSON, key order kept: `assemble` below is the SDK's own accumulation, done on the JSON.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anthropic
+import httpx2
 
 from scheduler_agent.errors import ModelRequestFailed, ModelUnavailable
 
@@ -41,14 +54,22 @@ def make_client(
         raise ModelRequestFailed(f"{exc} {NO_CREDENTIALS}") from exc
 
 
-class ModelAPI:
-    """`send(request) -> response body`, turning SDK failures into one-line errors for people."""
+OnText = Callable[[str], None]  # a piece of the reply's text, as it streams in
 
-    def __init__(self, client: anthropic.Anthropic) -> None:
+
+class ModelAPI:
+    """`send(request) -> response body`, turning SDK failures into one-line errors for people.
+
+    `on_text` hears each text delta of a streamed request (one with `"stream": true`), in order."""
+
+    def __init__(self, client: anthropic.Anthropic, on_text: OnText | None = None) -> None:
         self.client = client
+        self.on_text = on_text
 
     def send(self, request: JSON) -> JSON:
         try:
+            if request.get("stream"):
+                return self._stream(request)
             raw = self.client.messages.with_raw_response.create(**request)
             body: JSON = json.loads(raw.http_response.content)
             return body
@@ -57,6 +78,13 @@ class ModelAPI:
         except anthropic.AuthenticationError as exc:
             raise ModelRequestFailed(f"The API refused the credentials ({_message(exc)}). {NO_CREDENTIALS}") from exc
         except anthropic.APIStatusError as exc:
+            if exc.status_code == 200:  # an `event: error` in the stream, after the 200: the SDK never retries it
+                if exc.type in ("overloaded_error", "api_error"):
+                    raise ModelUnavailable(
+                        f"The API failed while streaming the reply ({exc.type}: {_message(exc)}); "
+                        "the conversation is intact, try again later."
+                    ) from exc
+                raise ModelRequestFailed(f"The API stopped the streamed reply ({exc.type}): {_message(exc)}") from exc
             if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
                 raise ModelUnavailable(
                     f"The API is unavailable ({exc.status_code}: {_message(exc)}) after "
@@ -68,10 +96,101 @@ class ModelAPI:
                 f"Could not reach the API ({exc}) after {self.client.max_retries} retries; "
                 "check the network or ANTHROPIC_BASE_URL, then try again."
             ) from exc
+        except (httpx2.TransportError, IncompleteStream) as exc:  # the stream broke after the 200
+            raise ModelUnavailable(
+                f"The streamed reply broke off ({exc or type(exc).__name__}); the conversation is intact, try again."
+            ) from exc
         except TypeError as exc:
             if "authentication" in str(exc):
                 raise ModelRequestFailed(NO_CREDENTIALS) from exc
             raise
+
+    def _stream(self, request: JSON) -> JSON:
+        """POST the request as it is (`"stream": true` included) and assemble the events it answers with."""
+        with self.client.messages.with_streaming_response.create(**request) as response:
+            return assemble(_events(response.http_response), self.on_text)
+
+
+class IncompleteStream(Exception):
+    """The events do not make a whole message (they ended before `message_stop`, or a piece is not JSON)."""
+
+
+def _events(response: httpx2.Response) -> Iterator[tuple[str, JSON]]:
+    """(event name, data) for each server-sent event; an `event: error` raises as the SDK's stream does."""
+    for sse in anthropic.Stream.raw_events(response):
+        if not sse.event or sse.event == "ping":
+            continue
+        try:
+            data = json.loads(sse.data) if sse.data else {}
+        except ValueError as exc:
+            raise IncompleteStream(f"the data of a {sse.event} event is not JSON: {exc}") from exc
+        if sse.event == "error":
+            raise anthropic.APIStatusError(f"{data}", response=response, body=data)
+        yield sse.event, data
+
+
+def assemble(events: Iterable[tuple[str, JSON]], on_text: OnText | None = None) -> JSON:
+    """The message a stream of (event name, data) builds, as plain JSON in the API's own key order.
+
+    `message_start` carries the message with empty content; each block arrives whole but empty in
+    `content_block_start` (text `""`, input `{}`) and is filled by its deltas: text appended, tool
+    input as pieces of JSON parsed once the block stops. `message_delta` sets `stop_reason` and the
+    final `usage` counts (cumulative: they replace the start's). Keys keep the order they came in, so
+    the result equals the body the API sends for the same reply unstreamed.
+    """
+    message: JSON | None = None
+    partial_json: dict[int, list[str]] = {}
+    for name, data in events:
+        if name == "message_start":
+            message = copy.deepcopy(data["message"])  # built up in place: the events stay as they came
+            message["content"] = list(message.get("content") or [])
+            continue
+        if message is None:
+            raise IncompleteStream(f"{name} before message_start")
+        content: list[JSON] = message["content"]
+        if name == "content_block_start":
+            content.append(copy.deepcopy(data["content_block"]))
+        elif name == "content_block_delta":
+            block, delta = content[data["index"]], data["delta"]
+            match delta.get("type"):
+                case "text_delta":
+                    block["text"] = block.get("text", "") + delta["text"]
+                    if on_text is not None:
+                        on_text(delta["text"])
+                case "input_json_delta":
+                    partial_json.setdefault(data["index"], []).append(delta["partial_json"])
+                case "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + delta["thinking"]
+                case "signature_delta":
+                    block["signature"] = delta["signature"]
+                case "citations_delta":
+                    block["citations"] = [*(block.get("citations") or []), delta["citation"]]
+        elif name == "content_block_stop":
+            pieces = "".join(partial_json.pop(data["index"], []))
+            if pieces:
+                try:
+                    content[data["index"]]["input"] = json.loads(pieces)
+                except ValueError as exc:
+                    raise IncompleteStream(f"the input of block {data['index']} is not JSON: {exc}") from exc
+        elif name == "message_delta":
+            for key, value in data.get("delta", {}).items():
+                _set_before(message, key, value, "usage")
+            usage = message.setdefault("usage", {})
+            usage.update({key: value for key, value in data.get("usage", {}).items() if value is not None})
+        elif name == "message_stop":
+            return message
+    raise IncompleteStream("the stream ended before message_stop")
+
+
+def _set_before(target: JSON, key: str, value: Any, anchor: str) -> None:
+    """Set `key`; a key the dict lacks goes just before `anchor` (as the unstreamed body orders it)."""
+    if key in target or anchor not in target:
+        target[key] = value
+        return
+    items = list(target.items())
+    at = [k for k, _ in items].index(anchor)
+    target.clear()
+    target.update([*items[:at], (key, value), *items[at:]])
 
 
 def _message(exc: anthropic.APIStatusError) -> str:

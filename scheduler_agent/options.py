@@ -99,3 +99,15 @@ RecordOption = Annotated[
         show_default=False,
     ),
 ]
+YesOption = Annotated[
+    bool,
+    typer.Option("-y", "--yes", help="Approve every booking without asking (otherwise each is asked on stdin)."),
+]
+UsageOption = Annotated[
+    bool,
+    typer.Option("-u", "--usage", help="Show tokens per iteration and per turn, cache reads and writes included."),
+]
+NoStreamOption = Annotated[
+    bool,
+    typer.Option("--no-stream", help="Wait for each whole reply instead of streaming its text as it is written."),
+]

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING
 from scheduler_agent import cassette
 from scheduler_agent.calendar_store import export_fixture, get_owner
 from scheduler_agent.errors import AgentError
-from scheduler_agent.events import JSON, Event, TurnEnded, TurnStarted
+from scheduler_agent.events import JSON, ApprovalAnswered, Event, TurnEnded, TurnStarted
 
 if TYPE_CHECKING:
     from scheduler_agent.session import Session
 
 
 class Recorder:
-    """Listens to a session's events and keeps the setup up to date: each input, the last exit code."""
+    """Listens to a session's events and keeps the setup up to date: each input, each approval answer (by
+    tool_use id), the last exit code."""
 
     def __init__(self, setup: JSON) -> None:
         self.setup = setup
@@ -31,6 +32,9 @@ class Recorder:
     def __call__(self, event: Event) -> None:
         if isinstance(event, TurnStarted):
             self.setup["inputs"].append(event.text)
+        elif isinstance(event, ApprovalAnswered):
+            answer = {"approved": event.approved, "reason": event.reason, "end_of_input": event.end_of_input}
+            self.setup["approvals"][event.call["id"]] = answer
         elif isinstance(event, TurnEnded):
             self.setup["exit_code"] = event.outcome.stop.exit_code
 
@@ -54,11 +58,13 @@ def recorded(path: Path, session: Session) -> Iterator[Recorder]:
         "clock": f"{local:%Y-%m-%dT%H:%M}",
         "calendar": export_fixture(session.conn),
         "inputs": [],
+        "approvals": {},
         "options": {
             "model": settings.model,
             "max_iterations": settings.max_iterations,
             "context_budget": settings.context_budget,
             "trim": settings.trim,
+            "stream": settings.stream,
         },
         "exit_code": 0,
     }

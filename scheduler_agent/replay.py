@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scheduler_agent import cassette, db
+from scheduler_agent.approval import Decide, from_answers
 from scheduler_agent.calendar_store import get_owner, load_fixture
 from scheduler_agent.cassette_file import read_setup
 from scheduler_agent.clock import Clock, parse_pin
@@ -21,6 +22,7 @@ from scheduler_agent.errors import ModelUnavailable
 from scheduler_agent.events import JSON, Report, TurnOutcome
 from scheduler_agent.model_api import ModelAPI, make_client
 from scheduler_agent.options import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
+from scheduler_agent.render import StreamedText
 from scheduler_agent.session import Session, Settings
 
 # The SDK refuses to send without a credential; replay and scripted recording need one that is not a secret.
@@ -53,7 +55,14 @@ def settings_of(setup: JSON) -> Settings:
         max_iterations=int(options.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
         context_budget=int(budget) if budget is not None else None,
         trim=options.get("trim", "first_turn"),
+        stream=bool(options.get("stream", False)),  # replay streams when the recorded requests did
     )
+
+
+def decide_of(setup: JSON) -> Decide | None:
+    """The approvals the person gave when it was recorded, by tool_use id; None (approve all) when none were."""
+    approvals = setup.get("approvals")
+    return from_answers(approvals) if approvals else None
 
 
 def run_inputs(session: Session, inputs: list[str], result: Replayed) -> Replayed:
@@ -88,7 +97,11 @@ def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replay
         result.db_path = directory / "calendar.db"
         with calendar_from(setup, directory) as (conn, clock), cassette.replaying(path) as replay:
             client = make_client(api_key=PLACEHOLDER_KEY, middleware=[cassette.replay_middleware(replay)])
-            session = Session(conn, clock, ModelAPI(client).send, settings_of(setup), report, messages=result.messages)
+            streamed = StreamedText(report)
+            send = ModelAPI(client, on_text=streamed.on_text).send  # streams when the request says "stream": true
+            session = Session(
+                conn, clock, send, settings_of(setup), streamed, messages=result.messages, decide=decide_of(setup)
+            )
             result.cid = session.store()  # in the temporary calendar: counters and resume work as they did
             run_inputs(session, setup["inputs"], result)
             replay.check_all_played()

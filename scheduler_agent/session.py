@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from scheduler_agent import conversations, faults
+from scheduler_agent.approval import ApprovingToolbox, Decide
 from scheduler_agent.calendar_store import get_owner, list_people
 from scheduler_agent.calendar_tools import CalendarTools
 from scheduler_agent.clock import Clock
@@ -35,7 +36,7 @@ from scheduler_agent.grammar import GrammarError, IncrementalChecker, check, con
 from scheduler_agent.loop import Send, add_user_text, answer_all, iterations_in_turn, run_turn, tool_uses
 from scheduler_agent.prompt_loader import render
 from scheduler_agent.request import DEFAULT_MAX_TOKENS, build_request
-from scheduler_agent.tools import TOOL_DEADLINE_SECONDS, CallStatus
+from scheduler_agent.tools import TOOL_DEADLINE_SECONDS, CallStatus, Toolbox
 from scheduler_agent.trim import TRIMS
 
 
@@ -82,27 +83,37 @@ class Session:
         *,
         messages: list[JSON] | None = None,
         cid: int | None = None,
+        decide: Decide | None = None,
     ) -> None:
+        """`decide` answers for the person before each side effect; None approves everything (`--yes`)."""
         self.conn, self.clock, self.send, self.settings, self.report = conn, clock, send, settings, report
         self.messages: list[JSON] = messages if messages is not None else []
         self.cid = cid
         self.journal = Journal(conn, cid, self.messages) if cid is not None else None
         self.checker = IncrementalChecker()
         self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
-        self.toolbox = CalendarTools(conn, clock, settings.tool_deadline)
+        tools = CalendarTools(conn, clock, settings.tool_deadline)
+        self.toolbox: Toolbox = tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen)
         self.context: Context | None = None  # what the API sees besides the list, as last sent or stored
 
     # --- opening ----------------------------------------------------------------------------
 
     @classmethod
     def stored(
-        cls, conn: sqlite3.Connection, cid: int, send: Send, settings: Settings, report: Report, clock: Clock | None
+        cls,
+        conn: sqlite3.Connection,
+        cid: int,
+        send: Send,
+        settings: Settings,
+        report: Report,
+        clock: Clock | None,
+        decide: Decide | None = None,
     ) -> Session:
         """Open a stored conversation; its clock is the one it was pinned to, unless `clock` is given."""
         record, messages = conversations.load(conn, cid)
         if clock is None:
             clock = Clock(datetime.fromisoformat(record.clock_pin)) if record.clock_pin else Clock()
-        session = cls(conn, clock, send, settings, report, messages=messages, cid=cid)
+        session = cls(conn, clock, send, settings, report, messages=messages, cid=cid, decide=decide)
         session.context = record.context
         return session
 
@@ -190,6 +201,7 @@ class Session:
             tools=context.tools,
             messages=view,
             max_tokens=context.max_tokens,
+            stream=self.settings.stream,
         )
 
     def _listen(self, event: Event) -> None:

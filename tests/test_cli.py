@@ -57,7 +57,7 @@ def test_ask_books_through_the_api_with_options_after_the_subcommand(demo_db: Pa
     call = tool_use("toolu_1", "create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30})
     server = api([Reply([call], "tool_use"), Reply([text("Booked Monday 14:00.")])])
     result = invoke(
-        "ask", "Book Priya Monday 2pm", "--db", str(demo_db), "--today", "2026-08-27", "-m", "claude-opus-5-5"
+        "ask", "Book Priya Monday 2pm", "--yes", "--db", str(demo_db), "--today", "2026-08-27", "-m", "claude-opus-5-5"
     )
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip() == "Booked Monday 14:00."

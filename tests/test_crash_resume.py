@@ -98,7 +98,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict]: 
     seed_demo(conn)
     conn.close()
     with ScriptedServer(SCRIPT, by_length=True) as server:
-        done = cli(["ask", ASK, "--db", str(path), "--today", "2026-08-27T09:00"], server)
+        done = cli(["ask", ASK, "--yes", "--db", str(path), "--today", "2026-08-27T09:00"], server)
         assert done.returncode == 0, done.stderr
         return {len(body["messages"]): body for body in server.received}
 
@@ -119,14 +119,14 @@ def test_a_crash_at_any_point_resumes_in_a_new_process_without_booking_twice(
     server: ScriptedServer,
     uninterrupted: dict[int, dict],  # type: ignore[type-arg]
 ) -> None:
-    first = cli(["ask", ASK, "--db", str(calendar), "--today", "2026-08-27T09:00"], server, fault)
+    first = cli(["ask", ASK, "--yes", "--db", str(calendar), "--today", "2026-08-27T09:00"], server, fault)
     assert first.returncode == -9, first.stderr
     conn = db.connect(calendar)
     _, stored = conversations.load(conn, 1)
     assert check(stored, mode="conversation") == []  # what the crash left is valid, or only interrupted
     assert conversation_state(stored) in ("interrupted", "waiting")
 
-    second = cli(["resume", "1", "--db", str(calendar)], server)
+    second = cli(["resume", "1", "--yes", "--db", str(calendar)], server)
     assert second.returncode == 0, second.stderr
     assert "Booked Monday" in second.stdout
     assert_recovered(calendar, server)

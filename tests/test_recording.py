@@ -49,7 +49,8 @@ def test_ask_record_writes_a_cassette_that_replays_offline_with_no_secret(
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     path = tmp_path / "session.yaml"
     live = runner.invoke(
-        app, ["ask", "Book Priya Monday 2pm", "--record", str(path), "--db", str(demo_db), "--today", "2026-08-27"]
+        app,
+        ["ask", "Book Priya Monday 2pm", "--yes", "--record", str(path), "--db", str(demo_db), "--today", "2026-08-27"],
     )
     assert live.exit_code == 0, live.stderr
     written = path.read_text()

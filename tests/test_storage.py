@@ -142,7 +142,7 @@ def test_a_tool_past_its_deadline_is_counted_and_says_nothing_was_booked(
     server = api([Reply([book], "tool_use"), Reply([text("It timed out.")])])
     monkeypatch.setenv("SCHEDULER_AGENT_TEST_PAUSE_AT", "between_check_and_insert")
     monkeypatch.setenv("SCHEDULER_AGENT_TEST_PAUSE", "1.2")
-    result = invoke("ask", "book", "--tool-deadline", "1", "--db", str(demo_db), *TODAY)
+    result = invoke("ask", "book", "--yes", "--tool-deadline", "1", "--db", str(demo_db), *TODAY)
     assert result.exit_code == 0, result.stderr
     answer = server.received[1]["messages"][2]["content"][0]
     assert (

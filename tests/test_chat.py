@@ -1,0 +1,130 @@
+"""The chat as a person drives it: scripted standard input, slash commands, Ctrl-C that keeps the list valid."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from scheduler_agent import db
+from scheduler_agent.approval import Decision
+from scheduler_agent.chat import Chat, UsageLog
+from scheduler_agent.cli import app
+from scheduler_agent.clock import Clock, parse_pin
+from scheduler_agent.events import JSON
+from scheduler_agent.grammar import check
+from scheduler_agent.model_api import ModelAPI, make_client
+from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
+from scheduler_agent.session import Session, Settings
+
+runner = CliRunner()
+Serve = Callable[..., ScriptedServer]
+TODAY = ["--today", "2026-08-27T09:00"]
+
+
+def chat(demo_db: Path, lines: str, *extra: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, ["chat", "--db", str(demo_db), *TODAY, *extra], input=lines)
+
+
+def test_slash_commands(demo_db: Path, api: Serve) -> None:
+    find = tool_use("toolu_c1", "find_free_slots", {"person": "priya", "week": "2026-08-31"})
+    server = api([Reply([find], "tool_use"), Reply([text("Monday 14:00 works.")]), Reply([text("Fresh start.")])])
+    result = chat(demo_db, "when is priya free?\n/tokens\n/dump\n/history\n/help\n/nope\n/new\nhello\n/quit\n")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Monday 14:00 works." in out and "Fresh start." in out
+    # /tokens: a header, one row per iteration (entries sent, input, output, cache), then the turn's total
+    assert re.search(r"^iteration entries +input +output cache read cache write$", out, re.M)
+    rows = re.findall(r"^ +(\d) +(\d) +([\d,]+) +(\d+) +0 +0$", out, re.M)
+    assert [(r[0], r[1]) for r in rows] == [("1", "1"), ("2", "3")]
+    total = re.search(r"^ +turn +([\d,]+) +(\d+) +0 +0$", out, re.M)
+    assert total and int(total[1].replace(",", "")) == sum(int(r[2].replace(",", "")) for r in rows)
+    dumped = json.JSONDecoder().raw_decode(out[out.index("[\n") :])[0]
+    assert dumped == [*server.received[1]["messages"], {"role": "assistant", "content": [text("Monday 14:00 works.")]}]
+    assert '[1] assistant → find_free_slots(person="priya", week="2026-08-31")' in out  # /history
+    assert "/dump" in out and "/tokens" in out  # /help
+    assert "Unknown command /nope; /help lists them." in result.stderr
+    assert "Started a new conversation." in result.stderr
+    assert len(server.received[2]["messages"]) == 1  # /new: the next request starts a new list
+    assert "conversation 1" in result.stderr and "conversation 2" in result.stderr
+
+
+def test_end_of_input_leaves_cleanly(demo_db: Path, api: Serve) -> None:
+    api([Reply([text("Hi.")])])
+    result = chat(demo_db, "hello\n")
+    assert result.exit_code == 0 and result.stdout.strip() == "Hi."
+
+
+def session_against(server: ScriptedServer, demo_db: Path, decide=None) -> Session:  # type: ignore[no-untyped-def]
+    day, at = parse_pin("2026-08-27T09:00")
+    send = ModelAPI(make_client(api_key="sk-ant-test-dummy", base_url=server.url, max_retries=0)).send
+    clock = Clock.pinned_at(day, at, "Europe/London")
+    return Session(db.connect(demo_db), clock, send, Settings("claude-sonnet-5-5", 10), lambda e: None, decide=decide)
+
+
+def drive(session: Session, lines: list[str | BaseException]) -> tuple[int, str]:
+    """Run a chat whose input is `lines`; an exception in the list is raised where a line would be read."""
+    feed = iter(lines)
+    err = io.StringIO()
+
+    def read_line(prompt: str) -> str | None:
+        item = next(feed, None)
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    code = Chat(session, lambda: session, read_line, io.StringIO(), err, UsageLog()).run()
+    return code, err.getvalue()
+
+
+def test_ctrl_c_while_waiting_cancels_the_request_and_keeps_the_list(demo_db: Path) -> None:
+    with ScriptedServer([Reply([text("Both parts, yes.")])]) as server:
+        session = session_against(server, demo_db)
+        real_send, calls = session.send, []
+
+        def send(request: JSON) -> JSON:  # the person presses Ctrl-C while the first request is in flight
+            calls.append(request)
+            if len(calls) == 1:
+                raise KeyboardInterrupt
+            return real_send(request)
+
+        session.send = send
+        code, err = drive(session, ["book priya", "on monday", None])
+    assert code == 0 and "Cancelled. The list is intact" in err
+    second = server.received[0]["messages"]
+    assert second == [
+        {"role": "user", "content": [{"type": "text", "text": "book priya"}, {"type": "text", "text": "on monday"}]}
+    ]
+    assert check(session.messages, mode="conversation") == []
+
+
+def test_ctrl_c_during_a_tool_answers_the_round_and_says_nothing_was_booked(demo_db: Path) -> None:
+    book = tool_use("toolu_c2", "create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30})
+    find = tool_use("toolu_c3", "find_free_slots", {"person": "priya", "week": "2026-08-31"})
+
+    def ctrl_c_at_the_approval_prompt(call: JSON, summary: str) -> Decision:
+        raise KeyboardInterrupt
+
+    with ScriptedServer([Reply([book, find], "tool_use"), Reply([text("Stopped, as you asked.")])]) as server:
+        session = session_against(server, demo_db, ctrl_c_at_the_approval_prompt)
+        code, err = drive(session, ["book priya monday 2pm", "go on", None])
+    assert code == 0 and "Interrupted: every call of the round was answered" in err
+    results = session.messages[2]["content"]
+    assert (
+        results[0]["is_error"]
+        and "interrupted" in results[0]["content"]
+        and "Nothing was booked" in results[0]["content"]
+    )
+    assert results[1]["is_error"] and "was not run" in results[1]["content"]
+    assert check(session.messages, mode="conversation") == []
+    assert server.received[-1]["messages"][2]["content"][-1]["text"] == "go on"
+
+
+def test_a_second_ctrl_c_at_the_prompt_leaves(demo_db: Path) -> None:
+    with ScriptedServer([]) as server:
+        code, _ = drive(session_against(server, demo_db), [KeyboardInterrupt()])
+    assert code == 130
