@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from scheduler_agent.events import (
+    ApprovalAnswered,
+    ApprovalAsked,
     Event,
     GrammarWarning,
     ReplyReceived,
@@ -238,6 +240,11 @@ class Trace:
                     self.out.write(style(f"  ✗ {text}", "red", "bold") + "\n")
                 else:
                     self.out.write(f"  {style('←', 'dim')} {text}\n")
+            case ApprovalAsked(_, summary) if self.echo_input:  # live, the question itself was on screen
+                self.out.write(f"  {style('?', 'cyan')} {summary}\n")
+            case ApprovalAnswered(_, approved, reason, end_of_input) if self.echo_input:
+                answer = "approved" if approved else "no answer (end of input)" if end_of_input else "declined"
+                self.out.write(f"    {answer}{f': {reason}' if reason else ''} (the recorded answer)\n")
             case GrammarWarning(violations):
                 for violation in violations:
                     self.out.write(style(f"[warning] {violation}", "yellow") + "\n")

@@ -136,7 +136,7 @@ def test_a_recorded_refusal_replays_without_asking(demo_db: Path, api: Serve, tm
     }
     replayed = runner.invoke(app, ["replay", str(path)], input="")
     assert replayed.exit_code == 0 and replayed.stdout.strip() == "Wednesday then?"
-    assert "not Monday" in replayed.stderr
+    assert "declined: not Monday (the recorded answer)" in replayed.stderr
 
 
 @pytest.mark.parametrize("answer", ["y", "yes", "Y"])
