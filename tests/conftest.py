@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable, Iterator
+from datetime import date, time
 from pathlib import Path
 
 import pytest
 
+from scheduler_agent.calendar_tools import CalendarTools
+from scheduler_agent.clock import Clock
 from scheduler_agent.scripted_server import Reply, ScriptedServer
 
 
@@ -58,3 +62,20 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ScriptedServe
     yield serve
     for server in servers:
         server.__exit__(None, None, None)
+
+
+@pytest.fixture
+def conn(tmp_path: Path) -> sqlite3.Connection:
+    """The demo calendar, open."""
+    from scheduler_agent.calendar_store import seed_demo
+    from scheduler_agent.db import connect
+
+    conn = connect(tmp_path / "calendar.db")
+    seed_demo(conn)
+    return conn
+
+
+@pytest.fixture
+def tools(conn: sqlite3.Connection) -> CalendarTools:
+    """The calendar tools on the demo calendar, the clock pinned at Thu 2026-08-27 09:00 London time."""
+    return CalendarTools(conn, Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London"))

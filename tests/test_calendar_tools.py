@@ -12,10 +12,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from scheduler_agent.calendar_store import add_event, add_person, seed_demo
+from scheduler_agent.calendar_store import add_event, add_person
 from scheduler_agent.calendar_tools import CalendarTools
 from scheduler_agent.clock import Clock
-from scheduler_agent.db import connect
 from scheduler_agent.deadline import Deadline
 from scheduler_agent.tools import JSON, MAX_RESULT_CHARS, ToolError, answer_call
 
@@ -29,18 +28,6 @@ DEMO_WINDOWS = (
 )
 HOUR = Deadline.after(3600)  # a deadline no test reaches
 KNOWN = "Known people: aiko (Aiko Tanaka), marco (Marco Rossi), priya (Priya Raman). Use one of those keys"
-
-
-@pytest.fixture
-def conn(tmp_path: Path) -> sqlite3.Connection:
-    conn = connect(tmp_path / "calendar.db")
-    seed_demo(conn)
-    return conn
-
-
-@pytest.fixture
-def tools(conn: sqlite3.Connection) -> CalendarTools:
-    return CalendarTools(conn, DEMO_CLOCK)
 
 
 def event_count(conn: sqlite3.Connection) -> int:

@@ -27,18 +27,6 @@ CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
 BOOKING = {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30, "title": "Roadmap"}
 
 
-@pytest.fixture
-def conn(tmp_path: Path) -> sqlite3.Connection:
-    conn = connect(tmp_path / "calendar.db")
-    seed_demo(conn)
-    return conn
-
-
-@pytest.fixture
-def tools(conn: sqlite3.Connection) -> CalendarTools:
-    return CalendarTools(conn, CLOCK)
-
-
 def call(tool_use_id: str, name: str = "create_event", arguments: Mapping[str, Any] = BOOKING) -> JSON:
     return {"type": "tool_use", "id": tool_use_id, "name": name, "input": dict(arguments)}
 
