@@ -238,7 +238,6 @@ def resume_command(
     max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
     yes: YesOption = False,
     usage: UsageOption = False,
-    no_stream: NoStreamOption = False,
     tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
@@ -249,7 +248,7 @@ def resume_command(
     and an approval already given is not asked again."""
     from scheduler_agent.session import Settings
 
-    settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline, stream=not no_stream)
+    settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline)  # the rest is as stored
     report = reporters(dump_array, dump_array_file, usage=usage)
     session = open_session(Opening(db, today, cid=cid, yes=yes), settings, report)
     try:

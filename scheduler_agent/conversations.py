@@ -33,6 +33,7 @@ class Context:
     max_tokens: int
     system: str
     tools: list[JSON]
+    stream: bool = False  # the body says "stream": true
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,17 @@ def _dumps(value: Any) -> str:
 def create(conn: sqlite3.Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
     with transaction(conn):
         cursor = conn.execute(
-            "INSERT INTO conversations (model, max_tokens, system, tools, started_on, clock_pin) VALUES (?,?,?,?,?,?)",
-            (context.model, context.max_tokens, context.system, _dumps(context.tools), started_on, clock_pin),
+            "INSERT INTO conversations (model, max_tokens, system, tools, stream, started_on, clock_pin)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (
+                context.model,
+                context.max_tokens,
+                context.system,
+                _dumps(context.tools),
+                int(context.stream),
+                started_on,
+                clock_pin,
+            ),
         )
     return int(cursor.lastrowid or 0)
 
@@ -62,8 +72,8 @@ def update_context(conn: sqlite3.Connection, cid: int, context: Context) -> None
     """A new user turn may bring a new system prompt (a new day); the stored one is always the one in force."""
     with transaction(conn):
         conn.execute(
-            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ? WHERE id = ?",
-            (context.model, context.max_tokens, context.system, _dumps(context.tools), cid),
+            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ? WHERE id = ?",
+            (context.model, context.max_tokens, context.system, _dumps(context.tools), int(context.stream), cid),
         )
 
 
@@ -71,7 +81,7 @@ def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
     row = conn.execute("SELECT * FROM conversations WHERE id = ?", (cid,)).fetchone()
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
-    context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]))
+    context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]), bool(row["stream"]))
     stored = Stored(
         row["id"], row["created_at"], context, row["started_on"], row["clock_pin"], {c: row[c] for c in COUNTERS}
     )

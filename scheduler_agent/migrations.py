@@ -162,3 +162,9 @@ def m005_recurrence(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration
+def m006_conversation_stream(conn: sqlite3.Connection) -> None:
+    """Whether the conversation's requests said "stream": true, so a resume sends the same body."""
+    _run(conn, "ALTER TABLE conversations ADD COLUMN stream INTEGER NOT NULL DEFAULT 0")

@@ -65,7 +65,7 @@ class Settings:
     context_budget: int | None = None  # estimated tokens; None sends the whole list
     tool_deadline: float = TOOL_DEADLINE_SECONDS
     trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (trim.py)
-    stream: bool = False  # the request says "stream": true; the send function must stream it
+    stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -130,7 +130,8 @@ class Session:
     def fresh_context(self) -> Context:
         """The context for a new user turn: the system prompt rendered from today's calendar and clock."""
         system = system_prompt(self.conn, self.clock)
-        return Context(self.settings.model, self.settings.max_tokens, system, self.toolbox.definitions)
+        settings = self.settings
+        return Context(settings.model, settings.max_tokens, system, self.toolbox.definitions, settings.stream)
 
     # --- turns ------------------------------------------------------------------------------
 
@@ -201,7 +202,7 @@ class Session:
             tools=context.tools,
             messages=view,
             max_tokens=context.max_tokens,
-            stream=self.settings.stream,
+            stream=context.stream,
         )
 
     def _listen(self, event: Event) -> None:

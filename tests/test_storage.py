@@ -218,3 +218,14 @@ def test_the_context_budget_trims_what_is_sent_never_what_is_stored(demo_db: Pat
     assert all(m[0]["content"][0]["text"].startswith("Never before 10am") for m in sent)  # the rule stays
     assert sent[-1][1:] == stored(demo_db)[5:7]  # the newest round, call and result together
     assert len(stored(demo_db)) == 8  # the store holds the whole list
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_resume_sends_the_body_the_first_process_would_have_sent(demo_db: Path, api: Serve, stream: bool) -> None:
+    server = api([Reply([FIND], "tool_use"), Reply([text("Monday at 14:00.")])], by_length=True)
+    flags = [] if stream else ["--no-stream"]
+    assert invoke("ask", "find", *flags, "--max-iterations", "1", "--db", str(demo_db), *TODAY).exit_code == 3
+    assert invoke("resume", "1", "--db", str(demo_db)).exit_code == 0
+    first, resumed = server.received
+    assert resumed.get("stream", False) is stream and first.get("stream", False) is stream
+    assert {k: v for k, v in resumed.items() if k != "messages"} == {k: v for k, v in first.items() if k != "messages"}
