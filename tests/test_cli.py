@@ -184,3 +184,16 @@ def test_replay_runs_any_cassette_and_a_missing_one_is_one_line(tmp_path: Path) 
     not_ours.write_text("interactions: []\n")
     result = invoke("replay", str(not_ours))
     assert result.exit_code == 1 and "is not a scheduler-agent cassette" in result.stderr
+
+
+def test_usage_flag_prints_tokens_per_iteration_and_per_turn(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
+    find = tool_use("toolu_u1", "find_free_slots", {"person": "priya", "week": "2026-08-31"})
+    api([Reply([find], "tool_use"), Reply([text("Monday 14:00.")])])
+    quiet = invoke("ask", "when?", "--no-store", "--db", str(demo_db), "--today", "2026-08-27")
+    assert "usage:" not in quiet.stderr
+    api([Reply([find], "tool_use"), Reply([text("Monday 14:00.")])])
+    result = invoke("ask", "when?", "-u", "--no-store", "--db", str(demo_db), "--today", "2026-08-27")
+    per_iteration = re.findall(r"usage: ([\d,]+) input tokens, (\d+) output", result.stderr)
+    assert len(per_iteration) == 2
+    total = re.search(r"turn total \(2 iterations\): ([\d,]+) input tokens, (\d+) output", result.stderr)
+    assert total and int(total[1].replace(",", "")) == sum(int(i.replace(",", "")) for i, _ in per_iteration)
