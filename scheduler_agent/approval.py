@@ -11,15 +11,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from scheduler_agent.db import transaction
 from scheduler_agent.deadline import Deadline
 from scheduler_agent.events import JSON, ApprovalAnswered, ApprovalAsked, Report
 from scheduler_agent.tools import Toolbox, ToolError
-
-# The tools that change something outside the list, and so are asked about first.
-SIDE_EFFECTS = frozenset({"create_event"})
 
 
 @dataclass(frozen=True)
@@ -30,15 +27,6 @@ class Decision:
 
 
 Decide = Callable[[JSON, str], Decision]  # (the call, what it will do) -> the person's answer
-
-
-def summary_of(call: Mapping[str, Any]) -> str:
-    """What the call will do, in the person's terms, from its arguments."""
-    args = call.get("input", {})
-    if call.get("name") == "create_event":
-        title = f" '{args['title']}'" if args.get("title") else ""
-        return f"Book{title}: {args.get('minutes')} minutes with {args.get('with')} at {args.get('start')}"
-    return f"{call.get('name')}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
 def ask_on(read_line: Callable[[str], str | None], write: Callable[[str], object]) -> Decide:
@@ -86,10 +74,18 @@ def refusal_text(call: Mapping[str, Any], summary: str, decision: Decision) -> s
     )
 
 
+class Previewing(Toolbox, Protocol):
+    """A Toolbox that can say what a side-effecting call would do, after its checks, without doing it."""
+
+    def preview(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str | None:
+        """A sentence for the person; None when nothing needs asking (a read, or a call already done)."""
+        ...
+
+
 class ApprovingToolbox:
     """A Toolbox that asks before each side effect and keeps the answer by tool_use id."""
 
-    def __init__(self, inner: Toolbox, conn: sqlite3.Connection, decide: Decide, report: Report) -> None:
+    def __init__(self, inner: Previewing, conn: sqlite3.Connection, decide: Decide, report: Report) -> None:
         self.inner, self.conn, self.decide, self.report = inner, conn, decide, report
         self.deadline_seconds = inner.deadline_seconds
 
@@ -101,9 +97,9 @@ class ApprovingToolbox:
         return self.inner.side_effect_of(name, tool_use_id)
 
     def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
-        if name in SIDE_EFFECTS:
+        summary = self.inner.preview(name, arguments, tool_use_id)  # every check first: ToolError asks nothing
+        if summary is not None:
             call = {"type": "tool_use", "id": tool_use_id, "name": name, "input": dict(arguments)}
-            summary = summary_of(call)
             decision = self.recorded(tool_use_id)
             if decision is None:
                 self.report(ApprovalAsked(call, summary))

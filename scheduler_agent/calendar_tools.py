@@ -12,6 +12,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from importlib import resources
@@ -68,6 +69,17 @@ def tool_definitions() -> list[JSON]:
     """The tools as sent to the API, from `prompts/tools.json` (a fresh copy each time)."""
     definitions: list[JSON] = json.loads(_load_definitions())
     return copy.deepcopy(definitions)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A booking that passed every check: who, when, under what title."""
+
+    owner: Person
+    other: Person
+    begins: datetime
+    ends: datetime
+    title: str
 
 
 class CalendarTools:
@@ -195,30 +207,47 @@ class CalendarTools:
                 recorded = booking_for(self.conn, tool_use_id)
                 if recorded is not None:
                     return recorded.result
-            owner = get_owner(self.conn)
-            other = self.resolve_person(with_, field="with")
-            begins = self._parse_start(start, owner)
-            now = self.clock.now()
-            if begins < now:
-                raise ToolError(
-                    f"start {start!r} ({format_moment(begins, owner.tz)} {owner.tz}) is in the past: "
-                    f"now is {format_moment(now, owner.tz)} {owner.tz}. Pick a later start, "
-                    "e.g. one from find_free_slots."
-                )
-            check_minutes(minutes)
-            name = _check_title(title, other)
-            ends = begins + timedelta(minutes=minutes)
-            self._check_working_hours(owner, other, (begins, ends))
-            self._check_free(owner, other, (begins, ends), minutes)
+            plan = self._plan(with_, start, minutes, title)
             faults.pause("between_check_and_insert")
-            event = add_event(self.conn, name, begins, ends, [OWNER_KEY, other.key])
-            text = self._booked_text(owner, other, event)
+            event = add_event(self.conn, plan.title, plan.begins, plan.ends, [OWNER_KEY, plan.other.key])
+            text = self._booked_text(plan.owner, plan.other, event)
             if tool_use_id is not None:
                 record_booking(self.conn, tool_use_id, event.id, text)
             if deadline is not None:
                 deadline.check("create_event")
         faults.reach("after_calendar_write")
         return text
+
+    def preview(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str | None:
+        """What a side-effecting call would do, after every check it would make, without writing anything.
+
+        None when there is nothing to ask about: a tool that only reads, or a call whose booking is
+        already recorded (a resumed round). Raises ToolError, as the call itself would, when a check fails.
+        """
+        if name != "create_event" or booking_for(self.conn, tool_use_id) is not None:
+            return None
+        plan = self._plan(arguments["with"], arguments["start"], arguments["minutes"], arguments.get("title"))
+        span = format_window((plan.begins, plan.ends), plan.owner.tz)
+        return f"Book {plan.title!r} on {span} ({plan.owner.tz}) for you and {plan.other.name} ({plan.other.key})"
+
+    def _plan(self, with_: str, start: str, minutes: int, title: str | None) -> Plan:
+        """Every check of a booking, in order; ToolError names the first that fails and what to do."""
+        owner = get_owner(self.conn)
+        other = self.resolve_person(with_, field="with")
+        begins = self._parse_start(start, owner)
+        now = self.clock.now()
+        if begins < now:
+            raise ToolError(
+                f"start {start!r} ({format_moment(begins, owner.tz)} {owner.tz}) is in the past: "
+                f"now is {format_moment(now, owner.tz)} {owner.tz}. Pick a later start, "
+                "e.g. one from find_free_slots."
+            )
+        check_minutes(minutes)
+        name = _check_title(title, other)
+        ends = begins + timedelta(minutes=minutes)
+        self._check_working_hours(owner, other, (begins, ends))
+        self._check_free(owner, other, (begins, ends), minutes)
+        return Plan(owner, other, begins, ends, name)
 
     def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
         """What call `tool_use_id` changed, from the bookings record; None for find_free_slots."""

@@ -23,6 +23,9 @@ from scheduler_agent.deadline import Deadline
 from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
 
 runner = CliRunner()
+QUESTION = (
+    "? Book 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London) for you and Priya Raman (priya)"
+)
 Serve = Callable[..., ScriptedServer]
 TODAY = ["--today", "2026-08-27T09:00"]
 BOOK = tool_use("toolu_ap_1", "create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30})
@@ -43,7 +46,7 @@ def test_yes_books_after_showing_what_will_be_booked(demo_db: Path, api: Serve) 
     server = api([Reply([BOOK], "tool_use"), Reply([text("Booked.")])])
     result = runner.invoke(app, ["ask", "book", "--db", str(demo_db), *TODAY], input="y\n")
     assert result.exit_code == 0, result.stderr
-    assert "? Book: 30 minutes with priya at 2026-08-31T14:00" in result.stderr
+    assert QUESTION in result.stderr
     assert "is_error" not in answer_to_model(server) and booked(demo_db) == 1
 
 
@@ -63,6 +66,15 @@ def test_end_of_input_refuses_and_says_how_to_allow(demo_db: Path, api: Serve) -
     answer = answer_to_model(server)
     assert answer["is_error"] and "standard input ended" in answer["content"] and "--yes" in answer["content"]
     assert booked(demo_db) == 0
+
+
+def test_a_booking_that_fails_its_checks_is_not_asked_about(demo_db: Path, api: Serve) -> None:
+    tuesday = tool_use("toolu_ap_9", "create_event", {"with": "priya", "start": "2026-09-01T14:00", "minutes": 30})
+    server = api([Reply([tuesday], "tool_use"), Reply([text("Tuesday is taken.")])])
+    result = runner.invoke(app, ["ask", "book", "--db", str(demo_db), *TODAY], input="y\n")
+    assert result.exit_code == 0 and "Approve?" not in result.stderr
+    answer = answer_to_model(server)
+    assert answer["is_error"] and "is not free: it overlaps 'Customer visit: Northwind'" in answer["content"]
 
 
 def test_yes_flag_approves_without_asking(demo_db: Path, api: Serve) -> None:
