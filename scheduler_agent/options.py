@@ -23,7 +23,7 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         envvar="SCHEDULER_AGENT_DB",
-        help="SQLite file holding the calendar. [default: ~/.local/share/scheduler-agent/scheduler.db]",
+        help="SQLite file holding the calendar (default: ~/.local/share/scheduler-agent/scheduler.db).",
         show_default=False,
     ),
 ]
