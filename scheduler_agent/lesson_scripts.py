@@ -80,7 +80,7 @@ LESSONS: dict[str, Lesson] = {
             'The same three iterations as no_mornings, with "stream": true in every request: each reply comes as '
             "server-sent events (the cassette stores them as they came), its text in pieces shown as they arrive "
             "and its tool input as pieces of JSON. Only the assembled message joins the list, and it equals the "
-            "no_mornings list turn for turn. See assemble in scheduler_agent/model_api.py."
+            "no_mornings list turn for turn. See assemble in scheduler_agent/sse.py."
         ),
         recordable=True,
         inputs=[CANONICAL],

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import yaml
 
-from scheduler_agent import grammar
+from scheduler_agent import grammar, sse
 from scheduler_agent.errors import AgentError
 
 EXIT_CLEAN = 0
@@ -182,7 +182,7 @@ def _lint_cassette(path: Path, text: str) -> LintResult:
         if previous is not None and answer is not None and _extends(messages, previous):
             raw[len(previous)] = answer  # the assistant turn that answer became
         lines += [_line(path, prefix, v) for v in grammar.check(messages, mode="request", raw=raw)]
-        reply = _body(interaction, "response")
+        reply = _body(interaction, "response") or _streamed(interaction)
         content = reply.get("content") if isinstance(reply, Mapping) else None
         if isinstance(content, list):
             previous, answer = messages, content
@@ -193,6 +193,19 @@ def _lint_cassette(path: Path, text: str) -> LintResult:
         len(interactions),
         f"{len(interactions)} request{'' if len(interactions) == 1 else 's'}",
     )
+
+
+def _streamed(interaction: object) -> Any:
+    """A recorded stream of server-sent events, assembled into the message it made (None if it is not one)."""
+    part = interaction.get("response") if isinstance(interaction, Mapping) else None
+    body = part.get("body") if isinstance(part, Mapping) else None
+    text = body.get("string") if isinstance(body, Mapping) else None
+    if not isinstance(text, str) or not text.lstrip().startswith("event:"):
+        return None
+    try:
+        return sse.assemble(sse.parse(text))
+    except (sse.IncompleteStream, KeyError, IndexError, TypeError):
+        return None
 
 
 def _extends(messages: list[Any], previous: list[Any]) -> bool:

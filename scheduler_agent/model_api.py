@@ -17,15 +17,15 @@ are assembled as JSON, key order kept: `assemble` below is the SDK's own accumul
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anthropic
 import httpx2
 
 from scheduler_agent.errors import ModelRequestFailed, ModelUnavailable
+from scheduler_agent.sse import IncompleteStream, assemble
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput
@@ -111,10 +111,6 @@ class ModelAPI:
             return assemble(_events(response.http_response), self.on_text)
 
 
-class IncompleteStream(Exception):
-    """The events do not make a whole message (they ended before `message_stop`, or a piece is not JSON)."""
-
-
 def _events(response: httpx2.Response) -> Iterator[tuple[str, JSON]]:
     """(event name, data) for each server-sent event; an `event: error` raises as the SDK's stream does."""
     for sse in anthropic.Stream.raw_events(response):
@@ -127,70 +123,6 @@ def _events(response: httpx2.Response) -> Iterator[tuple[str, JSON]]:
         if sse.event == "error":
             raise anthropic.APIStatusError(f"{data}", response=response, body=data)
         yield sse.event, data
-
-
-def assemble(events: Iterable[tuple[str, JSON]], on_text: OnText | None = None) -> JSON:
-    """The message a stream of (event name, data) builds, as plain JSON in the API's own key order.
-
-    `message_start` carries the message with empty content; each block arrives whole but empty in
-    `content_block_start` (text `""`, input `{}`) and is filled by its deltas: text appended, tool
-    input as pieces of JSON parsed once the block stops. `message_delta` sets `stop_reason` and the
-    final `usage` counts (cumulative: they replace the start's). Keys keep the order they came in, so
-    the result equals the body the API sends for the same reply unstreamed.
-    """
-    message: JSON | None = None
-    partial_json: dict[int, list[str]] = {}
-    for name, data in events:
-        if name == "message_start":
-            message = copy.deepcopy(data["message"])  # built up in place: the events stay as they came
-            message["content"] = list(message.get("content") or [])
-            continue
-        if message is None:
-            raise IncompleteStream(f"{name} before message_start")
-        content: list[JSON] = message["content"]
-        if name == "content_block_start":
-            content.append(copy.deepcopy(data["content_block"]))
-        elif name == "content_block_delta":
-            block, delta = content[data["index"]], data["delta"]
-            match delta.get("type"):
-                case "text_delta":
-                    block["text"] = block.get("text", "") + delta["text"]
-                    if on_text is not None:
-                        on_text(delta["text"])
-                case "input_json_delta":
-                    partial_json.setdefault(data["index"], []).append(delta["partial_json"])
-                case "thinking_delta":
-                    block["thinking"] = block.get("thinking", "") + delta["thinking"]
-                case "signature_delta":
-                    block["signature"] = delta["signature"]
-                case "citations_delta":
-                    block["citations"] = [*(block.get("citations") or []), delta["citation"]]
-        elif name == "content_block_stop":
-            pieces = "".join(partial_json.pop(data["index"], []))
-            if pieces:
-                try:
-                    content[data["index"]]["input"] = json.loads(pieces)
-                except ValueError as exc:
-                    raise IncompleteStream(f"the input of block {data['index']} is not JSON: {exc}") from exc
-        elif name == "message_delta":
-            for key, value in data.get("delta", {}).items():
-                _set_before(message, key, value, "usage")
-            usage = message.setdefault("usage", {})
-            usage.update({key: value for key, value in data.get("usage", {}).items() if value is not None})
-        elif name == "message_stop":
-            return message
-    raise IncompleteStream("the stream ended before message_stop")
-
-
-def _set_before(target: JSON, key: str, value: Any, anchor: str) -> None:
-    """Set `key`; a key the dict lacks goes just before `anchor` (as the unstreamed body orders it)."""
-    if key in target or anchor not in target:
-        target[key] = value
-        return
-    items = list(target.items())
-    at = [k for k, _ in items].index(anchor)
-    target.clear()
-    target.update([*items[:at], (key, value), *items[at:]])
 
 
 def _message(exc: anthropic.APIStatusError) -> str:

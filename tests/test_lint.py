@@ -235,3 +235,19 @@ def test_an_unreadable_file_is_one_actionable_line(
         lint_file(path)
     assert str(caught.value).startswith(message.format(path=path))
     assert "\n" not in str(caught.value)
+
+
+def test_a_rebuilt_turn_is_caught_in_a_streamed_cassette_too(tmp_path: Path) -> None:
+    from scheduler_agent.lessons import cassettes_dir
+
+    data = yaml.safe_load((cassettes_dir() / "streamed.yaml").read_text())
+    assert lint_file(cassettes_dir() / "streamed.yaml").exit_code == 0  # assembled from its events: clean
+    request = data["interactions"][1]["request"]["body"]["json"]
+    request["messages"][1]["content"][0]["input"]["week"] = "2026-09-07"  # not what the stream said
+    path = tmp_path / "rebuilt.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    result = lint_file(path)
+    assert result.exit_code == 1
+    assert any(
+        "request 2: messages[1]: the assistant turn is not the provider's own content" in line for line in result.lines
+    )

@@ -20,12 +20,13 @@ from scheduler_agent.events import JSON, Event, ReplyReceived, RequestSent, Text
 from scheduler_agent.lesson_scripts import LESSONS, OVERLOADED
 from scheduler_agent.lessons import cassettes_dir
 from scheduler_agent.loop import run_turn
-from scheduler_agent.model_api import IncompleteStream, ModelAPI, assemble, make_client
+from scheduler_agent.model_api import ModelAPI, make_client
 from scheduler_agent.render import StreamedText
 from scheduler_agent.replay import calendar_from, replay, settings_of
 from scheduler_agent.request import build_request
 from scheduler_agent.scripted_server import Reply, ScriptedServer, sse, text, tool_use
 from scheduler_agent.session import system_prompt
+from scheduler_agent.sse import IncompleteStream, assemble
 
 DUMMY_KEY = "sk-ant-test-dummy"
 FIND = tool_use("toolu_st_01", "find_free_slots", {"person": "priya", "week": "2026-08-31"})
