@@ -91,3 +91,32 @@ def test_record_cannot_continue_a_conversation(demo_db: Path, tmp_path: Path) ->
 
     result = CliRunner().invoke(app, ["ask", "x", "-c", "--record", str(tmp_path / "r.yaml"), "--db", str(demo_db)])
     assert result.exit_code == 2 and "--record starts a new conversation" in result.stderr
+
+
+def test_the_live_re_record_path_records_whatever_the_sdk_is_pointed_at(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`authoring --live` uses the SDK's own configuration; here it is pointed at loopback, never the network."""
+    from scheduler_agent.authoring import main
+    from scheduler_agent.cassette_file import read_setup
+    from scheduler_agent.lesson_scripts import LESSONS
+    from scheduler_agent.replay import replay
+
+    with ScriptedServer(LESSONS["no_mornings"].replies) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+        assert main(["--live", "no_mornings", "--out", str(tmp_path)]) == 0
+    path = tmp_path / "no_mornings.yaml"
+    setup = read_setup(path)
+    assert setup["replies"] == "recorded" and setup["how"] == "recorded against the real API"
+    assert SECRET not in path.read_text() and len(server.received) == 3
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    assert replay(path, report=lambda event: None).exit_code == 0
+
+
+def test_live_refuses_a_scripted_lesson(tmp_path: Path) -> None:
+    import pytest
+
+    from scheduler_agent.authoring import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--live", "wrong_day", "--out", str(tmp_path)])
+    assert stopped.value.code == 2
