@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from scheduler_agent.trim import estimate_tokens
+
 JSON = dict[str, Any]
 
 SCRIPTED_NOTE = "written by a script, not by a model; usage token counts are estimates"
@@ -57,8 +59,8 @@ class Reply:
             "stop_sequence": None,
             "stop_details": None,
             "usage": {
-                "input_tokens": estimate_tokens({k: v for k, v in request.items() if k != "stream"}),
-                "output_tokens": estimate_tokens(self.content),
+                "input_tokens": max(1, estimate_tokens({k: v for k, v in request.items() if k != "stream"})),
+                "output_tokens": max(1, estimate_tokens(self.content)),
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0,
                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
@@ -134,10 +136,6 @@ def sse(name: str, data: JSON) -> bytes:
     """One server-sent event as the API writes it (the API's own ping data has a space after the colon)."""
     payload = '{"type": "ping"}' if name == "ping" else compact(data)
     return f"event: {name}\ndata: {payload}\n\n".encode()
-
-
-def estimate_tokens(value: Any) -> int:
-    return max(1, len(json.dumps(value, separators=(",", ":"))) // 4)
 
 
 def text(value: str) -> JSON:

@@ -14,9 +14,10 @@ from typing import Any
 JSON = dict[str, Any]
 
 
-def estimate_tokens(entries: list[JSON]) -> int:
-    """About four bytes of JSON a token: an estimate, good enough to keep under a budget."""
-    return len(json.dumps(entries, ensure_ascii=False, separators=(",", ":")).encode()) // 4
+def estimate_tokens(value: Any) -> int:
+    """About four bytes of compact JSON a token: an estimate, good enough to keep under a budget (and for the
+    usage of scripted replies, which say they are estimates)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()) // 4
 
 
 def newest_only(messages: list[JSON], budget: int) -> list[JSON]:
