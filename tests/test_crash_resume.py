@@ -44,15 +44,6 @@ SCRIPT = [
 
 
 @pytest.fixture
-def calendar(tmp_path: Path) -> Path:
-    path = tmp_path / "scheduler.db"
-    conn = db.connect(path)
-    seed_demo(conn)
-    conn.close()
-    return path
-
-
-@pytest.fixture
 def server() -> Iterator[ScriptedServer]:
     with ScriptedServer(SCRIPT, by_length=True) as running:
         yield running
@@ -115,21 +106,21 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict]: 
 )
 def test_a_crash_at_any_point_resumes_in_a_new_process_without_booking_twice(
     fault: str,
-    calendar: Path,
+    demo_db: Path,
     server: ScriptedServer,
     uninterrupted: dict[int, dict],  # type: ignore[type-arg]
 ) -> None:
-    first = cli(["ask", ASK, "--yes", "--db", str(calendar), "--today", "2026-08-27T09:00"], server, fault)
+    first = cli(["ask", ASK, "--yes", "--db", str(demo_db), "--today", "2026-08-27T09:00"], server, fault)
     assert first.returncode == -9, first.stderr
-    conn = db.connect(calendar)
+    conn = db.connect(demo_db)
     _, stored = conversations.load(conn, 1)
     assert check(stored, mode="conversation") == []  # what the crash left is valid, or only interrupted
     assert conversation_state(stored) in ("interrupted", "waiting")
 
-    second = cli(["resume", "1", "--yes", "--db", str(calendar)], server)
+    second = cli(["resume", "1", "--yes", "--db", str(demo_db)], server)
     assert second.returncode == 0, second.stderr
     assert "Booked Monday" in second.stdout
-    assert_recovered(calendar, server)
+    assert_recovered(demo_db, server)
     for body in server.received:  # the resumed process sent exactly what the first would have
         assert body == uninterrupted[len(body["messages"])]
     record, _ = conversations.load(conn, 1)
@@ -137,7 +128,7 @@ def test_a_crash_at_any_point_resumes_in_a_new_process_without_booking_twice(
 
 
 def test_the_articles_test_raise_after_results_on_iteration_2_then_resume(
-    calendar: Path, server: ScriptedServer
+    demo_db: Path, server: ScriptedServer
 ) -> None:
     class Crash(Exception):
         pass
@@ -146,7 +137,7 @@ def test_the_articles_test_raise_after_results_on_iteration_2_then_resume(
         if isinstance(event, RoundAnswered) and event.iteration == 2:
             raise Crash
 
-    conn = db.connect(calendar)
+    conn = db.connect(demo_db)
     day, at = parse_pin("2026-08-27T09:00")
     clock = Clock.pinned_at(day, at, "Europe/London")
     send = ModelAPI(make_client(api_key="sk-ant-test-dummy", base_url=server.url, max_retries=0)).send
@@ -156,7 +147,7 @@ def test_the_articles_test_raise_after_results_on_iteration_2_then_resume(
     with pytest.raises(Crash):
         session.ask(ASK)
 
-    resumed = Session.stored(db.connect(calendar), cid, send, settings, lambda event: None, None)
+    resumed = Session.stored(db.connect(demo_db), cid, send, settings, lambda event: None, None)
     outcome = resumed.resume()  # no 400: the stored order was right
     assert outcome.text == "Booked Monday 2026-08-31 14:00-14:30 with Priya."
-    assert_recovered(calendar, server)
+    assert_recovered(demo_db, server)
