@@ -12,6 +12,7 @@ from scheduler_agent.cli_calendar import connect
 from scheduler_agent.cli_edge import person_facing
 from scheduler_agent.grammar import conversation_state
 from scheduler_agent.options import DbOption
+from scheduler_agent.render import call_line
 
 conversations_app = typer.Typer(
     name="conversations",
@@ -88,8 +89,7 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
         if kind == "text":
             lines.append(block["text"])
         elif kind == "tool_use":
-            args = ", ".join(f"{k}={json.dumps(v)}" for k, v in block.get("input", {}).items())
-            lines.append(f"→ {block['name']}({args})  [{block['id']}]")
+            lines.append(f"→ {call_line(block)}  [{block['id']}]")
         elif kind == "tool_result":
             mark = "✗" if block.get("is_error") else "←"
             text = block.get("content")
