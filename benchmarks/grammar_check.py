@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from scheduler_agent.grammar import IncrementalChecker, check
+from scheduler_agent.grammar.check import IncrementalChecker, check
 
 SIZES = (11, 101, 1_001, 4_001)
 

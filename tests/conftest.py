@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from scheduler_agent.calendar_tools import CalendarTools
-from scheduler_agent.clock import Clock
-from scheduler_agent.scripted_server import Reply, ScriptedServer
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +37,8 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 @pytest.fixture
 def demo_db(tmp_path: Path) -> Path:
     """A calendar file seeded with the demo data."""
-    from scheduler_agent import db
-    from scheduler_agent.calendar_store import seed_demo
+    from scheduler_agent.calendar.store import seed_demo
+    from scheduler_agent.storage import db
 
     path = tmp_path / "cal.db"
     conn = db.connect(path)
@@ -67,8 +67,8 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ScriptedServe
 @pytest.fixture
 def conn(tmp_path: Path) -> sqlite3.Connection:
     """The demo calendar, open."""
-    from scheduler_agent.calendar_store import seed_demo
-    from scheduler_agent.db import connect
+    from scheduler_agent.calendar.store import seed_demo
+    from scheduler_agent.storage.db import connect
 
     conn = connect(tmp_path / "calendar.db")
     seed_demo(conn)

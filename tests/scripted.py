@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from scheduler_agent.loop import Send
-from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.scripted_server import Reply, ScriptedServer
+from scheduler_agent.agent.loop import Send
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
 
 DUMMY_KEY = "sk-ant-test-dummy"
 

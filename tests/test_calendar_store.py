@@ -11,8 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from scheduler_agent import db
-from scheduler_agent.calendar_store import (
+from scheduler_agent.calendar.store import (
     CalendarError,
     ImportedEvent,
     Recurrence,
@@ -33,8 +32,9 @@ from scheduler_agent.calendar_store import (
     seed_demo,
     set_owner,
 )
-from scheduler_agent.migrations import MIGRATIONS
-from scheduler_agent.options import default_db_path
+from scheduler_agent.cli.options import default_db_path
+from scheduler_agent.storage import db
+from scheduler_agent.storage.migrations import MIGRATIONS
 
 NINE, FIVE = time(9), time(17)
 

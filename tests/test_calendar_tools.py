@@ -12,11 +12,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from scheduler_agent.calendar_store import add_event, add_person
-from scheduler_agent.calendar_tools import CalendarTools
-from scheduler_agent.clock import Clock
-from scheduler_agent.deadline import Deadline
-from scheduler_agent.tools import JSON, MAX_RESULT_CHARS, ToolError, answer_call
+from scheduler_agent.agent.deadline import Deadline
+from scheduler_agent.agent.toolbox import JSON, MAX_RESULT_CHARS, ToolError, answer_call
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.store import add_event, add_person
+from scheduler_agent.calendar.tools import CalendarTools
 
 DEMO_CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
 DEMO_WINDOWS = (

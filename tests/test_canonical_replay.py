@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scheduler_agent.authoring import cassette_path
-from scheduler_agent.cassette_file import ReadableYaml
-from scheduler_agent.errors import CassetteError
-from scheduler_agent.events import JSON, Event, RequestSent, Stop
-from scheduler_agent.render import ArrayDumpFile
-from scheduler_agent.replay import replay
+from scheduler_agent.agent.errors import CassetteError
+from scheduler_agent.agent.events import JSON, Event, RequestSent, Stop
+from scheduler_agent.cli.render import ArrayDumpFile
+from scheduler_agent.lessons.authoring import cassette_path
+from scheduler_agent.playback.cassette_file import ReadableYaml
+from scheduler_agent.playback.replay import replay
 
 CANONICAL = cassette_path("no_mornings")
 RULE = "Nothing before 10am."

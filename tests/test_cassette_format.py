@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from scheduler_agent.cassette_file import ReadableYaml
-from scheduler_agent.jsondiff import first_difference
+from scheduler_agent.grammar.jsondiff import first_difference
+from scheduler_agent.playback.cassette_file import ReadableYaml
 
 
 @pytest.mark.parametrize(

@@ -10,16 +10,16 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from scheduler_agent import db
-from scheduler_agent.approval import Decision
-from scheduler_agent.chat import Chat, UsageLog
+from scheduler_agent.agent.approval import Decision
+from scheduler_agent.agent.events import JSON
+from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.cli import app
-from scheduler_agent.clock import Clock, parse_pin
-from scheduler_agent.events import JSON
-from scheduler_agent.grammar import check
-from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
-from scheduler_agent.session import Session, Settings
+from scheduler_agent.cli.chat import Chat, UsageLog
+from scheduler_agent.grammar.check import check
+from scheduler_agent.storage import db
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 runner = CliRunner()
 Serve = Callable[..., ScriptedServer]

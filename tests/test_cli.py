@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scheduler_agent.cli import app
-from scheduler_agent.scripted_server import Reply, text, tool_use
+from scheduler_agent.testing.scripted_server import Reply, text, tool_use
 
 runner = CliRunner()
 
@@ -175,7 +175,7 @@ def test_fast_paths_do_not_import_the_sdk_or_vcrpy(argv: list[str], tmp_path: Pa
 
 
 def test_replay_runs_any_cassette_and_a_missing_one_is_one_line(tmp_path: Path) -> None:
-    from scheduler_agent.authoring import cassette_path
+    from scheduler_agent.lessons.authoring import cassette_path
 
     assert invoke("replay", str(cassette_path("no_mornings"))).exit_code == 0
     missing = invoke("replay", str(tmp_path / "nope.yaml"))

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from scheduler_agent.cli_calendar import calendar_app
-from scheduler_agent.options import default_db_path
+from scheduler_agent.cli.calendar import calendar_app
+from scheduler_agent.cli.options import default_db_path
 
 runner = CliRunner()
 TODAY = ["--today", "2026-08-27"]

@@ -17,15 +17,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scheduler_agent.calendar_store import seed_demo
-from scheduler_agent.db import connect
+from scheduler_agent.calendar.store import seed_demo
+from scheduler_agent.storage.db import connect
 
 # Both processes import everything, meet at a barrier (files), then run the CLI at once.
 RUN_CLI = """
 import json, sys, time
 from pathlib import Path
-from scheduler_agent import faults
-from scheduler_agent.cli import main
+from scheduler_agent.testing import faults
+from scheduler_agent.cli.app import main
 
 marks_file, barrier = Path(sys.argv.pop(1)), Path(sys.argv.pop(1))
 marks = {}

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from scheduler_agent import conversations, db
-from scheduler_agent.calendar_store import seed_demo
-from scheduler_agent.clock import Clock, parse_pin
-from scheduler_agent.events import Event, RoundAnswered
-from scheduler_agent.grammar import check, conversation_state
-from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
-from scheduler_agent.session import Session, Settings
+from scheduler_agent.agent.events import Event, RoundAnswered
+from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.calendar.clock import Clock, parse_pin
+from scheduler_agent.calendar.store import seed_demo
+from scheduler_agent.grammar.check import check, conversation_state
+from scheduler_agent.storage import conversations, db
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 ASK = "Find a 30-minute slot with Priya next week and book it. Nothing before 10am."
 BOOK = {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from scheduler_agent import faults
-from scheduler_agent.calendar_store import cancel_event, seed_demo
-from scheduler_agent.calendar_tools import CalendarTools
-from scheduler_agent.clock import Clock
-from scheduler_agent.db import connect
-from scheduler_agent.deadline import Deadline, DeadlineExceeded
-from scheduler_agent.tools import JSON, CallStatus, Interrupted, answer_call, run_call
+from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
+from scheduler_agent.agent.toolbox import JSON, CallStatus, Interrupted, answer_call, run_call
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.store import cancel_event, seed_demo
+from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.storage.db import connect
+from scheduler_agent.testing import faults
 
 CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
 BOOKING = {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30, "title": "Roadmap"}
@@ -212,9 +212,9 @@ def test_ctrl_c_after_the_write_says_the_booking_was_made(conn: sqlite3.Connecti
 BOOK = """
 import sys
 from datetime import date, time
-from scheduler_agent.calendar_tools import CalendarTools
-from scheduler_agent.clock import Clock
-from scheduler_agent.db import connect
+from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.storage.db import connect
 tools = CalendarTools(connect(__import__("pathlib").Path(sys.argv[1])),
                       Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London"))
 print(tools.create_event("priya", "2026-08-31T14:00", 30, "Roadmap", tool_use_id="toolu_crash"))
@@ -253,7 +253,9 @@ def test_killed_after_the_calendar_write_then_resumed_books_once(tmp_path: Path)
 
 # --- the fault hooks themselves -----------------------------------------------------------
 
-TWICE = "from scheduler_agent import faults\nfor n in (1, 2, 3):\n    faults.reach('p')\n    print(n, flush=True)\n"
+TWICE = (
+    "from scheduler_agent.testing import faults\nfor n in (1, 2, 3):\n    faults.reach('p')\n    print(n, flush=True)\n"
+)
 
 
 @pytest.mark.parametrize(("spec", "printed"), [("p", ""), ("p@2", "1\n"), ("other,p@3", "1\n2\n")])
@@ -269,7 +271,7 @@ def test_no_fault_without_the_variable() -> None:
 
 
 def test_reach_later_kills_while_the_caller_is_blocked() -> None:
-    code = "import time\nfrom scheduler_agent import faults\nfaults.reach_later('w')\ntime.sleep(30)\nprint('no')"
+    code = "import time\nfrom scheduler_agent.testing import faults\nfaults.reach_later('w')\ntime.sleep(30)\nprint(0)"
     env = {**os.environ, "SCHEDULER_AGENT_FAULT": "w", "SCHEDULER_AGENT_FAULT_DELAY": "0.1"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert (done.returncode, done.stdout) == (-signal.SIGKILL, "")

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from scheduler_agent.errors import AgentError
-from scheduler_agent.grammar import (
+from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.loop import add_user_text
+from scheduler_agent.grammar.check import (
     API_MISSING_RESULTS,
     API_PREFILL,
     API_UNEXPECTED_RESULT,
@@ -25,7 +26,6 @@ from scheduler_agent.grammar import (
     conversation_state,
     unanswered_calls,
 )
-from scheduler_agent.loop import add_user_text
 
 JSON = dict[str, Any]
 
@@ -487,7 +487,7 @@ def test_grammar_error_lists_each_violation_and_says_nothing_was_sent() -> None:
 
 def test_the_module_is_pure() -> None:
     code = (
-        "import sys, scheduler_agent.grammar, scheduler_agent.lint\n"
+        "import sys, scheduler_agent.grammar.check, scheduler_agent.grammar.lint\n"
         "print([m for m in ('anthropic', 'vcr', 'typer', 'httpx') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

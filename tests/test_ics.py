@@ -14,13 +14,13 @@ import icalendar
 import pytest
 from typer.testing import CliRunner, Result
 
-from scheduler_agent import db as database
-from scheduler_agent.calendar_store import events_for, seed_demo
-from scheduler_agent.calendar_tools import CalendarTools
-from scheduler_agent.cli_calendar import calendar_app
-from scheduler_agent.clock import Clock
-from scheduler_agent.slots import week_span
-from scheduler_agent.tools import ToolError
+from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.slots import week_span
+from scheduler_agent.calendar.store import events_for, seed_demo
+from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.cli.calendar import calendar_app
+from scheduler_agent.storage import db as database
 
 runner = CliRunner()
 LONDON = ZoneInfo("Europe/London")
@@ -485,7 +485,7 @@ def test_export_to_an_unwritable_place_is_one_line(demo_db: Path, tmp_path: Path
 
 
 def test_the_cli_loads_icalendar_only_for_import_and_export() -> None:
-    code = "import sys, scheduler_agent.cli, scheduler_agent.cli_calendar; print('icalendar' in sys.modules)"
+    code = "import sys, scheduler_agent.cli.app, scheduler_agent.cli.calendar; print('icalendar' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

@@ -11,21 +11,22 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from scheduler_agent import conversations, db, prompt_loader
-from scheduler_agent.authoring import author
-from scheduler_agent.cassette import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
-from scheduler_agent.cassette_file import read_setup
+from scheduler_agent.agent import prompt_loader
+from scheduler_agent.agent.errors import CassetteError
+from scheduler_agent.agent.events import JSON, Event, RequestSent, TurnStarted
+from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.cli import app
-from scheduler_agent.errors import CassetteError
-from scheduler_agent.events import JSON, Event, RequestSent, TurnStarted
-from scheduler_agent.grammar import check, conversation_state
-from scheduler_agent.lesson_scripts import LESSONS
-from scheduler_agent.lessons import cassettes_dir, lessons
-from scheduler_agent.lint import lint_file
-from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.replay import Replayed, replay
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text
-from scheduler_agent.session import Session, Settings
+from scheduler_agent.grammar.check import check, conversation_state
+from scheduler_agent.grammar.lint import lint_file
+from scheduler_agent.lessons.authoring import author
+from scheduler_agent.lessons.catalogue import cassettes_dir, lessons
+from scheduler_agent.lessons.scripts import LESSONS
+from scheduler_agent.playback.cassette_file import read_setup
+from scheduler_agent.playback.replay import Replayed, replay
+from scheduler_agent.playback.vcr_cassette import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
+from scheduler_agent.storage import conversations, db
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
 
 CASSETTES = sorted(cassettes_dir().glob("*.yaml"))
 NAMES = [path.stem for path in CASSETTES]
@@ -84,7 +85,7 @@ def test_authoring_each_lesson_again_gives_the_same_file(name: str, tmp_path: Pa
     fresh = tmp_path / f"{name}.yaml"
     author(name, fresh)
     assert fresh.read_text() == (cassettes_dir() / f"{name}.yaml").read_text(), (
-        f"{name}.yaml is stale: run `python -m scheduler_agent.authoring {name}` from the repository root"
+        f"{name}.yaml is stale: run `python -m scheduler_agent.lessons.authoring {name}` from the repository root"
     )
 
 

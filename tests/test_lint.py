@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from scheduler_agent.authoring import cassette_path
-from scheduler_agent.errors import AgentError
-from scheduler_agent.events import RequestSent
-from scheduler_agent.grammar import API_MISSING_RESULTS, API_PREFILL
-from scheduler_agent.lint import EXIT_CLEAN, EXIT_INTERRUPTED, EXIT_VIOLATIONS, interruption_note, lint_file
-from scheduler_agent.render import ArrayDumpFile
+from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.events import RequestSent
+from scheduler_agent.cli.render import ArrayDumpFile
+from scheduler_agent.grammar.check import API_MISSING_RESULTS, API_PREFILL
+from scheduler_agent.grammar.lint import EXIT_CLEAN, EXIT_INTERRUPTED, EXIT_VIOLATIONS, interruption_note, lint_file
+from scheduler_agent.lessons.authoring import cassette_path
 
 CANONICAL = cassette_path("no_mornings")
 
@@ -52,7 +52,7 @@ def test_the_canonical_cassette_lints_clean() -> None:
 
 
 def test_a_dump_written_by_array_dump_file_lints_clean(tmp_path: Path) -> None:
-    from scheduler_agent.replay import replay
+    from scheduler_agent.playback.replay import replay
 
     dump = tmp_path / "dump.jsonl"
     replay(CANONICAL, report=ArrayDumpFile(dump))
@@ -238,7 +238,7 @@ def test_an_unreadable_file_is_one_actionable_line(
 
 
 def test_a_rebuilt_turn_is_caught_in_a_streamed_cassette_too(tmp_path: Path) -> None:
-    from scheduler_agent.lessons import cassettes_dir
+    from scheduler_agent.lessons.catalogue import cassettes_dir
 
     data = yaml.safe_load((cassettes_dir() / "streamed.yaml").read_text())
     assert lint_file(cassettes_dir() / "streamed.yaml").exit_code == 0  # assembled from its events: clean

@@ -6,7 +6,7 @@ import inspect
 import re
 from pathlib import Path
 
-from scheduler_agent import loop
+from scheduler_agent.agent import loop
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scheduler_agent import cassette
-from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.request import build_request
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text
+from scheduler_agent.agent.request import build_request
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.playback import vcr_cassette as cassette
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
 
 SECRET = "sk-ant-api03-THIS-MUST-NOT-LEAK"
 
@@ -40,7 +40,7 @@ def test_ask_record_writes_a_cassette_that_replays_offline_with_no_secret(
     from typer.testing import CliRunner
 
     from scheduler_agent.cli import app
-    from scheduler_agent.scripted_server import tool_use
+    from scheduler_agent.testing.scripted_server import tool_use
 
     runner = CliRunner()
     headers = {"anthropic-organization-id": "org-SECRET", "set-cookie": "session=SECRET"}
@@ -69,8 +69,8 @@ def test_ask_record_writes_a_cassette_that_replays_offline_with_no_secret(
 def test_chat_record_keeps_every_input_and_the_exit_code(demo_db: Path, api, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from typer.testing import CliRunner
 
-    from scheduler_agent.cassette_file import read_setup
     from scheduler_agent.cli import app
+    from scheduler_agent.playback.cassette_file import read_setup
 
     runner = CliRunner()
     api([Reply([text("Hello.")]), Reply([text("Goodbye.")])])
@@ -95,10 +95,10 @@ def test_record_cannot_continue_a_conversation(demo_db: Path, tmp_path: Path) ->
 
 def test_the_live_re_record_path_records_whatever_the_sdk_is_pointed_at(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """`authoring --live` uses the SDK's own configuration; here it is pointed at loopback, never the network."""
-    from scheduler_agent.authoring import main
-    from scheduler_agent.cassette_file import read_setup
-    from scheduler_agent.lesson_scripts import LESSONS
-    from scheduler_agent.replay import replay
+    from scheduler_agent.lessons.authoring import main
+    from scheduler_agent.lessons.scripts import LESSONS
+    from scheduler_agent.playback.cassette_file import read_setup
+    from scheduler_agent.playback.replay import replay
 
     with ScriptedServer(LESSONS["no_mornings"].replies) as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
@@ -115,7 +115,7 @@ def test_the_live_re_record_path_records_whatever_the_sdk_is_pointed_at(tmp_path
 def test_live_refuses_a_scripted_lesson(tmp_path: Path) -> None:
     import pytest
 
-    from scheduler_agent.authoring import main
+    from scheduler_agent.lessons.authoring import main
 
     with pytest.raises(SystemExit) as stopped:
         main(["--live", "wrong_day", "--out", str(tmp_path)])

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from scheduler_agent.events import (
+from scheduler_agent.agent.events import (
     JSON,
     Event,
     ReplyReceived,
@@ -19,7 +19,7 @@ from scheduler_agent.events import (
     TurnEnded,
     TurnOutcome,
 )
-from scheduler_agent.render import Answers, Spinner, Trace, colour_for, spinner_for
+from scheduler_agent.cli.render import Answers, Spinner, Trace, colour_for, spinner_for
 
 CALL = {
     "type": "tool_use",

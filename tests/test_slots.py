@@ -8,9 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from scheduler_agent.calendar_store import Person, events_for, get_owner, seed_demo
-from scheduler_agent.db import connect
-from scheduler_agent.slots import (
+from scheduler_agent.calendar.slots import (
     Interval,
     NoWindowsReason,
     format_window,
@@ -22,6 +20,8 @@ from scheduler_agent.slots import (
     subtract,
     week_span,
 )
+from scheduler_agent.calendar.store import Person, events_for, get_owner, seed_demo
+from scheduler_agent.storage.db import connect
 
 LONDON = ZoneInfo("Europe/London")
 DEMO_NOW = datetime(2026, 8, 27, 9, 0, tzinfo=LONDON)  # Thu, the demo clock

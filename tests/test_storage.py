@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from scheduler_agent import conversations, db
+from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.events import Event, GrammarWarning, ReplyReceived, RoundAnswered
+from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.cli import app
-from scheduler_agent.clock import Clock, parse_pin
-from scheduler_agent.errors import AgentError
-from scheduler_agent.events import Event, GrammarWarning, ReplyReceived, RoundAnswered
-from scheduler_agent.grammar import GrammarError
-from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
-from scheduler_agent.session import Session, Settings
+from scheduler_agent.grammar.check import GrammarError
+from scheduler_agent.storage import conversations, db
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 runner = CliRunner()
 Serve = Callable[..., ScriptedServer]

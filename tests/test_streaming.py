@@ -12,21 +12,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scheduler_agent import cassette
-from scheduler_agent.calendar_tools import CalendarTools
-from scheduler_agent.cassette_file import ReadableYaml, read_setup
-from scheduler_agent.errors import ModelRequestFailed, ModelUnavailable
-from scheduler_agent.events import JSON, Event, ReplyReceived, RequestSent, TextDelta, ToolAnswered
-from scheduler_agent.lesson_scripts import LESSONS, OVERLOADED
-from scheduler_agent.lessons import cassettes_dir
-from scheduler_agent.loop import run_turn
-from scheduler_agent.model_api import ModelAPI, make_client
-from scheduler_agent.render import StreamedText
-from scheduler_agent.replay import calendar_from, replay, settings_of
-from scheduler_agent.request import build_request
-from scheduler_agent.scripted_server import Reply, ScriptedServer, sse, text, tool_use
-from scheduler_agent.session import system_prompt
-from scheduler_agent.sse import IncompleteStream, assemble
+from scheduler_agent.agent.errors import ModelRequestFailed, ModelUnavailable
+from scheduler_agent.agent.events import JSON, Event, ReplyReceived, RequestSent, StreamedText, TextDelta, ToolAnswered
+from scheduler_agent.agent.loop import run_turn
+from scheduler_agent.agent.request import build_request
+from scheduler_agent.agent.session import system_prompt
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.api.sse import IncompleteStream, assemble
+from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.lessons.catalogue import cassettes_dir
+from scheduler_agent.lessons.scripts import LESSONS, OVERLOADED
+from scheduler_agent.playback import vcr_cassette as cassette
+from scheduler_agent.playback.cassette_file import ReadableYaml, read_setup
+from scheduler_agent.playback.replay import calendar_from, replay, settings_of
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, sse, text, tool_use
 
 DUMMY_KEY = "sk-ant-test-dummy"
 FIND = tool_use("toolu_st_01", "find_free_slots", {"person": "priya", "week": "2026-08-31"})

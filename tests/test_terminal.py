@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduler_agent.scripted_server import Reply, ScriptedServer, text, tool_use
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 QUESTION = (
     "? Book 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London) for you and Priya Raman (priya)"

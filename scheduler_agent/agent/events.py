@@ -1,0 +1,156 @@
+"""What the loop reports while it runs. The loop never prints; the CLI renders these."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """The person said `text`; it joined the list as the start of a user turn."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class RequestSent:
+    """About to send `request` (the whole body); `iteration` counts from 1 within the user turn."""
+
+    iteration: int
+    request: JSON
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the model's text as it streams in (display only: the list gets the assembled reply)."""
+
+    iteration: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ReplyReceived:
+    """The API's response body, as it came (already appended to the list)."""
+
+    iteration: int
+    reply: JSON
+
+
+@dataclass(frozen=True)
+class ApprovalAsked:
+    """Before a side effect: the person is asked to approve what `summary` says."""
+
+    call: JSON
+    summary: str
+
+
+@dataclass(frozen=True)
+class ApprovalAnswered:
+    call: JSON
+    approved: bool
+    reason: str = ""
+    end_of_input: bool = False
+
+
+@dataclass(frozen=True)
+class RoundAnswered:
+    """The user turn of results was appended: one `tool_result` per call of the assistant turn before it."""
+
+    iteration: int
+    results: JSON
+
+
+@dataclass(frozen=True)
+class ToolCalled:
+    iteration: int
+    call: JSON
+
+
+@dataclass(frozen=True)
+class ToolAnswered:
+    """`status` says how the call ended: answered, failed, timed_out or interrupted (tools.CallStatus)."""
+
+    iteration: int
+    call: JSON
+    result: JSON
+    status: str = "answered"
+
+
+class Stop(Enum):
+    """Why a user turn ended, and the exit code the CLI gives it."""
+
+    DONE = 0
+    ITERATION_BOUND = 3
+    MODEL_STOPPED = 4
+
+    @property
+    def exit_code(self) -> int:
+        return self.value
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How a user turn ended. `text` is the model's last text; `statement` explains any non-DONE stop."""
+
+    stop: Stop
+    iterations: int
+    text: str = ""
+    statement: str = ""
+    stop_reason: str | None = None
+    last_calls: list[JSON] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GrammarWarning:
+    """The list breaks a rule the API would not enforce (it was sent): `violations` say where and why."""
+
+    violations: list[Any]
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    outcome: TurnOutcome
+
+
+Event = (
+    TurnStarted
+    | RequestSent
+    | TextDelta
+    | ReplyReceived
+    | ToolCalled
+    | ApprovalAsked
+    | ApprovalAnswered
+    | ToolAnswered
+    | RoundAnswered
+    | GrammarWarning
+    | TurnEnded
+)
+Report = Callable[[Event], None]
+
+
+def ignore(event: Event) -> None:
+    """A report callback that drops every event."""
+
+
+class StreamedText:
+    """Streamed text as `TextDelta` events: give the Session this as its report, and the ModelAPI `on_text`.
+
+    It passes every event on to `report`, and each piece of text as a `TextDelta` of the iteration
+    whose request was last sent (the ModelAPI knows nothing of iterations)."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.iteration = 0
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RequestSent):
+            self.iteration = event.iteration
+        self.report(event)
+
+    def on_text(self, text: str) -> None:
+        self.report(TextDelta(self.iteration, text))

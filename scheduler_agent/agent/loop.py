@@ -1,0 +1,168 @@
+"""The agent: a while-loop around a stateless model. The message list is the whole of its state.
+
+    messages = [user_message]
+    while True:
+        reply = model(messages, tools)
+        messages.append(reply)                 # the assistant turn, verbatim, before anything runs
+        if no tool_use in reply: return its text
+        messages.append(results_for(reply))    # ONE user turn: one tool_result per tool_use id
+
+`run_turn` below is that loop, plus a bound. Everything else is a helper it calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scheduler_agent.agent.events import (
+    JSON,
+    ReplyReceived,
+    Report,
+    RequestSent,
+    RoundAnswered,
+    Stop,
+    ToolAnswered,
+    ToolCalled,
+    TurnEnded,
+    TurnOutcome,
+)
+from scheduler_agent.agent.toolbox import CallStatus, Interrupted, Toolbox, run_call
+
+Send = Callable[[JSON], JSON]  # a request body in, the API's response body out
+Build = Callable[[list[JSON]], JSON]  # the message list in, the whole request body out
+
+
+def run_turn(
+    messages: list[JSON], *, build: Build, send: Send, toolbox: Toolbox, max_iterations: int, report: Report
+) -> TurnOutcome:
+    """Run the model on `messages` (which ends with a user turn) until it stops asking for tools.
+
+    `messages` is changed in place and is valid to send again whenever this returns or raises.
+    """
+    while True:
+        iteration = iterations_in_turn(messages) + 1
+        if iteration > max_iterations:
+            return ended(report, bound_reached(messages, max_iterations))
+        request = build(messages)
+        report(RequestSent(iteration, request))
+        reply = send(request)
+        messages.append({"role": "assistant", "content": reply["content"]})  # verbatim, before any tool runs
+        report(ReplyReceived(iteration, reply))
+        calls = tool_uses(reply)
+        if not calls or reply.get("stop_reason") != "tool_use":
+            if calls:  # cut off mid-call: answer without running, so the list stays valid
+                why = f"the reply stopped ({reply.get('stop_reason')}) before this call was complete"
+                messages.append({"role": "user", "content": [not_run(call, why) for call in calls]})
+                report(RoundAnswered(iteration, messages[-1]))
+            return ended(report, model_stopped(reply, iteration))
+        results, interrupted = answer_all(toolbox, calls, iteration, report)
+        messages.append({"role": "user", "content": results})  # ONE user turn: one tool_result per call
+        report(RoundAnswered(iteration, messages[-1]))
+        if interrupted:  # Ctrl-C during a tool: the round is answered (and stored); now stop
+            raise KeyboardInterrupt
+
+
+def answer_all(toolbox: Toolbox, calls: list[JSON], iteration: int, report: Report) -> tuple[list[JSON], bool]:
+    """One `tool_result` per call, in order, and whether Ctrl-C stopped the round.
+
+    An interrupted call is answered with what it changed; the calls after it with "not run".
+    """
+    results: list[JSON] = []
+    for call in calls:
+        report(ToolCalled(iteration, call))
+        try:
+            outcome = run_call(toolbox, call)
+        except Interrupted as stop:
+            outcome = stop.outcome
+        report(ToolAnswered(iteration, call, outcome.block, outcome.status))
+        results.append(outcome.block)
+        if outcome.status is CallStatus.INTERRUPTED:
+            rest = calls[len(results) :]
+            return results + [not_run(call, "the user interrupted the round (Ctrl-C)") for call in rest], True
+    return results, False
+
+
+def tool_uses(reply: JSON) -> list[JSON]:
+    return [block for block in reply["content"] if block.get("type") == "tool_use"]
+
+
+def is_user_input(message: JSON) -> bool:
+    """A user turn that holds something the person said (not only tool results)."""
+    content = message["content"]
+    return message["role"] == "user" and (
+        isinstance(content, str) or any(block.get("type") != "tool_result" for block in content)
+    )
+
+
+def iterations_in_turn(messages: list[JSON]) -> int:
+    """Model calls made since the person last spoke, counted from the list itself."""
+    count = 0
+    for message in reversed(messages):
+        if is_user_input(message):
+            break
+        count += message["role"] == "assistant"
+    return count
+
+
+def add_user_text(messages: list[JSON], text: str) -> None:
+    """Start a user turn; after a stop that left tool results last, the text joins that same turn."""
+    block = {"type": "text", "text": text}
+    if messages and messages[-1]["role"] == "user":
+        content = messages[-1]["content"]
+        earlier = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        messages[-1]["content"] = [*earlier, block]
+    else:
+        messages.append({"role": "user", "content": [block]})
+
+
+def text_of(reply: JSON) -> str:
+    return "".join(block.get("text", "") for block in reply["content"] if block.get("type") == "text")
+
+
+def describe_call(call: JSON) -> str:
+    args = ", ".join(f"{key}={value!r}" for key, value in call.get("input", {}).items())
+    return f"{call['name']}({args})"
+
+
+def last_calls(messages: list[JSON]) -> list[JSON]:
+    assistant = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
+    return tool_uses(assistant) if assistant else []
+
+
+def bound_reached(messages: list[JSON], max_iterations: int) -> TurnOutcome:
+    calls = last_calls(messages)
+    asked = "; ".join(describe_call(call) for call in calls) or "nothing"
+    statement = (
+        f"Stopped after {max_iterations} iterations (the bound) with every call answered; the model last asked "
+        f"for {asked}. Send a new message to go on, or raise --max-iterations."
+    )
+    return TurnOutcome(Stop.ITERATION_BOUND, max_iterations, statement=statement, last_calls=calls)
+
+
+_STOP_STATEMENTS: dict[str, str] = {
+    "max_tokens": "The reply was cut off at the max_tokens limit before the model finished.",
+    "refusal": "The model declined to continue this request.",
+    "model_context_window_exceeded": "The conversation no longer fits the model's context window.",
+    "pause_turn": "The model paused its turn; send a new message to let it continue.",
+}
+
+
+def model_stopped(reply: JSON, iteration: int) -> TurnOutcome:
+    reason = reply.get("stop_reason")
+    if reason in ("end_turn", "stop_sequence"):
+        return TurnOutcome(Stop.DONE, iteration, text=text_of(reply), stop_reason=reason)
+    statement = _STOP_STATEMENTS.get(str(reason), f"The model stopped with stop_reason {reason!r}.")
+    details = reply.get("stop_details")
+    if details:
+        statement += f" ({details})"
+    return TurnOutcome(Stop.MODEL_STOPPED, iteration, text_of(reply), statement, reason, tool_uses(reply))
+
+
+def not_run(call: JSON, why: str) -> JSON:
+    text = f"{call['name']} was not run: {why}. Nothing was changed."
+    return {"type": "tool_result", "tool_use_id": call["id"], "content": text, "is_error": True}
+
+
+def ended(report: Report, outcome: TurnOutcome) -> TurnOutcome:
+    report(TurnEnded(outcome))
+    return outcome

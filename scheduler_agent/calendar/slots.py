@@ -1,0 +1,196 @@
+"""Free windows for two people in a week: pure functions on aware datetimes, no database.
+
+Everyone's working hours are wall-clock times in their own time zone, Monday to Friday of
+their own calendar. Each working day becomes a real (UTC) interval, so a daylight-saving
+change on either side moves the overlap exactly as it does in life; the intervals are
+intersected, the busy ones subtracted, and the result is shown in the owner's time zone.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from scheduler_agent.calendar.store import Person
+
+Interval = tuple[datetime, datetime]  # [start, end), aware
+
+ROUNDING = timedelta(minutes=5)
+WEEKDAYS = 5  # Monday to Friday
+
+
+class NoWindowsReason(enum.Enum):
+    """Why a week has no window, from the most to the least fundamental."""
+
+    NO_SHARED_HOURS = "their working hours never overlap"
+    SHARED_HOURS_TOO_SHORT = "their working hours overlap, but never for that long"
+    WEEK_OVER = "the shared working hours of that week are over"
+    FULLY_BOOKED = "no free stretch of that week is long enough"
+
+
+@dataclass(frozen=True)
+class SlotSearch:
+    """The answer for one week: the windows, or why there are none."""
+
+    monday: date
+    tz: str  # the owner's: the days of the week and the formatting
+    minutes: int
+    windows: list[Interval]
+    shared_hours: list[Interval]  # both at work, Monday to Friday, before subtracting events
+    searched_from: datetime | None  # the rounded "now" when it fell inside the week, else None
+    reason: NoWindowsReason | None  # None exactly when there are windows
+    longest_free: Interval | None = None  # the longest free stretch from now on, however short
+
+    @property
+    def longest_shared_minutes(self) -> int:
+        return max((minutes_of(interval) for interval in self.shared_hours), default=0)
+
+
+def monday_of(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def local_span(first: date, last: date, tz: str) -> Interval:
+    """From `first` 00:00 to the day after `last` 00:00, local to `tz`, as UTC."""
+    zone = ZoneInfo(tz)
+    start = datetime.combine(first, datetime.min.time(), tzinfo=zone)
+    end = datetime.combine(last + timedelta(days=1), datetime.min.time(), tzinfo=zone)
+    return start.astimezone(UTC), end.astimezone(UTC)
+
+
+def week_span(monday: date, tz: str) -> Interval:
+    """Monday 00:00 to Saturday 00:00 in `tz`, as UTC: where a week's windows can lie."""
+    return local_span(monday, monday + timedelta(days=WEEKDAYS - 1), tz)
+
+
+def working_hours(person: Person, first: date, last: date) -> list[Interval]:
+    """`person`'s working hours on each weekday from `first` to `last` of their own calendar, in UTC."""
+    zone = ZoneInfo(person.tz)
+    intervals = []
+    day = first
+    while day <= last:
+        if day.weekday() < WEEKDAYS:
+            start = datetime.combine(day, person.work_start, tzinfo=zone).astimezone(UTC)
+            end = datetime.combine(day, person.work_end, tzinfo=zone).astimezone(UTC)
+            intervals.append((start, end))
+        day += timedelta(days=1)
+    return intervals
+
+
+def shared_working_hours(owner: Person, person: Person, first: date, last: date) -> list[Interval]:
+    """When both work, on the owner's weekdays from `first` to `last` (the owner's calendar)."""
+    # The other person's calendar day can differ from the owner's by up to two days (UTC-12 vs +14).
+    theirs = working_hours(person, first - timedelta(days=2), last + timedelta(days=2))
+    return intersect(working_hours(owner, first, last), theirs)
+
+
+def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
+    """The parts of time in both lists (each sorted, without overlaps of its own)."""
+    result = []
+    for a_start, a_end in a:
+        for b_start, b_end in b:
+            start, end = max(a_start, b_start), min(a_end, b_end)
+            if start < end:
+                result.append((start, end))
+    return sorted(result)
+
+
+def subtract(free: Sequence[Interval], busy: Iterable[Interval]) -> list[Interval]:
+    """`free` with every busy interval cut out."""
+    result = list(free)
+    for busy_start, busy_end in sorted(busy):
+        pieces = []
+        for start, end in result:
+            if busy_end <= start or busy_start >= end:
+                pieces.append((start, end))
+                continue
+            if start < busy_start:
+                pieces.append((start, busy_start))
+            if busy_end < end:
+                pieces.append((busy_end, end))
+        result = pieces
+    return result
+
+
+def round_up(moment: datetime, step: timedelta = ROUNDING) -> datetime:
+    """The first multiple of `step` (counted from the epoch, so whole minutes) at or after `moment`."""
+    seconds = step.total_seconds()
+    timestamp = moment.timestamp()
+    rounded = -(-timestamp // seconds) * seconds
+    return datetime.fromtimestamp(rounded, UTC)
+
+
+def free_windows(
+    owner: Person,
+    person: Person,
+    busy: Iterable[Interval],
+    week: date,
+    minutes: int,
+    now: datetime,
+) -> SlotSearch:
+    """Windows of at least `minutes`, Monday to Friday of the week holding `week` (owner's calendar),
+    inside both people's working hours, outside every busy interval, and not before `now`.
+
+    `busy` is both people's events. A window that has begun is clipped to start at `now`
+    rounded up to the next 5 minutes.
+    """
+    monday = monday_of(week)
+    length = timedelta(minutes=minutes)
+    shared = shared_working_hours(owner, person, monday, monday + timedelta(days=WEEKDAYS - 1))
+    start_at = round_up(now)
+    week_start, week_end = week_span(monday, owner.tz)
+    searched_from = start_at if week_start < start_at < week_end else None
+
+    def from_now(intervals: Iterable[Interval]) -> list[Interval]:
+        clipped = ((max(start, start_at), end) for start, end in intervals)
+        return [(start, end) for start, end in clipped if start < end]
+
+    free = from_now(subtract(shared, busy))
+    windows = [(start, end) for start, end in free if end - start >= length]
+    longest = max(free, key=lambda interval: interval[1] - interval[0], default=None)
+    reason = None
+    if not windows:
+        if not shared:
+            reason = NoWindowsReason.NO_SHARED_HOURS
+        elif max(end - start for start, end in shared) < length:
+            reason = NoWindowsReason.SHARED_HOURS_TOO_SHORT
+        elif not any(end - start >= length for start, end in from_now(shared)):
+            reason = NoWindowsReason.WEEK_OVER
+        else:
+            reason = NoWindowsReason.FULLY_BOOKED
+    return SlotSearch(monday, owner.tz, minutes, windows, shared, searched_from, reason, longest)
+
+
+def minutes_of(interval: Interval) -> int:
+    """The length of `interval` in whole minutes."""
+    return int((interval[1] - interval[0]).total_seconds() // 60)
+
+
+# --- formatting, always in one named time zone ----------------------------------------------
+
+
+def format_day(day: date) -> str:
+    """`Mon 2026-08-31`."""
+    return f"{day:%a %Y-%m-%d}"
+
+
+def format_moment(moment: datetime, tz: str) -> str:
+    """`Thu 2026-08-27 09:00`, wall-clock time in `tz`."""
+    return f"{moment.astimezone(ZoneInfo(tz)):%a %Y-%m-%d %H:%M}"
+
+
+def format_window(window: Interval, tz: str) -> str:
+    """`Mon 2026-08-31 14:00-15:00`, wall-clock times in `tz` (a window never spans midnight there)."""
+    start, end = (moment.astimezone(ZoneInfo(tz)) for moment in window)
+    if start.date() == end.date() or end.time() == datetime.min.time():
+        return f"{start:%a %Y-%m-%d %H:%M}-{end:%H:%M}"
+    return f"{start:%a %Y-%m-%d %H:%M}-{end:%a %Y-%m-%d %H:%M}"
+
+
+def format_span(window: Interval, tz: str) -> str:
+    """`14:00-15:00`, the times only."""
+    start, end = (moment.astimezone(ZoneInfo(tz)) for moment in window)
+    return f"{start:%H:%M}-{end:%H:%M}"

@@ -1,0 +1,140 @@
+"""The terminal chat: turns from standard input, slash commands, and Ctrl-C that never breaks the list.
+
+Ctrl-C while waiting for the model cancels that request: the list ends with your turn, still
+valid, and what you type next joins it. Ctrl-C during a tool run answers the round's calls as
+interrupted (saying whether a booking happened) before it stops. A second Ctrl-C, or Ctrl-D,
+at the prompt leaves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, TurnStarted
+from scheduler_agent.agent.session import Session
+from scheduler_agent.cli.render import entry_lines
+
+HELP = """Commands:
+  /dump     the messages array as it stands, exactly as it will be sent
+  /tokens   per iteration of the last turn: entries, input and output tokens, cache reads and writes
+  /history  the conversation so far, one line per block
+  /new      start a new conversation
+  /help     this list
+  /quit     leave (Ctrl-D too)"""
+
+
+@dataclass
+class Iteration:
+    entries: int
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+class UsageLog:
+    """Listens to the loop and keeps each iteration's size and token counts, turn by turn."""
+
+    def __init__(self) -> None:
+        self.turns: list[list[Iteration]] = []
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TurnStarted):
+            self.turns.append([])
+        elif isinstance(event, RequestSent):
+            if not self.turns:
+                self.turns.append([])
+            self.turns[-1].append(Iteration(len(event.request["messages"])))
+        elif isinstance(event, ReplyReceived) and self.turns and self.turns[-1]:
+            usage = event.reply.get("usage") or {}
+            self.turns[-1][-1].usage = {k: v for k, v in usage.items() if isinstance(v, int)}
+
+    def table(self) -> str:
+        if not self.turns or not self.turns[-1]:
+            return "No requests yet in this chat."
+        keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        lines = [f"{'iteration':>9} {'entries':>7} {'input':>8} {'output':>7} {'cache read':>10} {'cache write':>11}"]
+        totals = dict.fromkeys(keys, 0)
+        for number, iteration in enumerate(self.turns[-1], start=1):
+            values = [iteration.usage.get(key, 0) for key in keys]
+            for key, value in zip(keys, values, strict=True):
+                totals[key] += value
+            lines.append(
+                f"{number:>9} {iteration.entries:>7} "
+                + " ".join(f"{v:>{w},}" for v, w in zip(values, (8, 7, 10, 11), strict=True))
+            )
+        lines.append(
+            f"{'turn':>9} {'':>7} " + " ".join(f"{totals[k]:>{w},}" for k, w in zip(keys, (8, 7, 10, 11), strict=True))
+        )
+        return "\n".join(lines)
+
+
+ReadLine = Callable[[str], "str | None"]
+
+
+@dataclass
+class Chat:
+    """One chat: `session` (replaced by /new), how to read a line, where to write."""
+
+    session: Session
+    new_session: Callable[[], Session]
+    read_line: ReadLine
+    out: TextIO
+    err: TextIO
+    usage: UsageLog
+    prompt: str = "you> "
+    on_interrupt: Callable[[], None] = lambda: None  # e.g. stop a spinner, end a half-written line
+
+    def run(self) -> int:
+        """Until /quit, Ctrl-D or a second Ctrl-C; returns the exit code."""
+        while True:
+            try:
+                line = self.read_line(self.prompt)
+            except KeyboardInterrupt:
+                self.err.write("\n")
+                return 130
+            if line is None:
+                return 0
+            text = line.strip()
+            if not text:
+                continue
+            if text.startswith("/"):
+                if self.command(text) == "quit":
+                    return 0
+                continue
+            try:
+                self.session.ask(text)
+            except KeyboardInterrupt:
+                self.on_interrupt()
+                self.err.write(f"\n{self.interrupted_note()}\n")
+
+    def interrupted_note(self) -> str:
+        last = self.session.messages[-1] if self.session.messages else None
+        if last and last["role"] == "user" and any(b.get("type") == "tool_result" for b in last["content"]):
+            return "Interrupted: every call of the round was answered (saying whether anything was booked)."
+        return "Cancelled. The list is intact and ends with your message; what you type next joins it."
+
+    def command(self, text: str) -> str:
+        name = text.split()[0].lower()
+        if name in ("/quit", "/exit"):
+            return "quit"
+        if name == "/dump":
+            self.out.write(json.dumps(self.session.messages, indent=2, ensure_ascii=False) + "\n")
+        elif name == "/tokens":
+            self.out.write(self.usage.table() + "\n")
+        elif name == "/history":
+            for position, entry in enumerate(self.session.messages):
+                for line in entry_lines(entry):
+                    self.out.write(f"[{position}] {entry['role']:9} {line}\n")
+            if not self.session.messages:
+                self.out.write("Nothing yet.\n")
+        elif name == "/new":
+            self.session = self.new_session()
+            self.usage.turns.clear()
+            self.err.write("Started a new conversation.\n")
+        elif name == "/help":
+            self.out.write(HELP + "\n")
+        else:
+            self.err.write(f"Unknown command {name}; /help lists them.\n")
+        self.out.flush()
+        return name

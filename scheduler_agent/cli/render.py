@@ -1,0 +1,354 @@
+"""How the CLI shows what the loop reports: a trace of each iteration, the answers, and the array dumps.
+
+The trace (stderr) and the answers (stdout) are listeners: give them every event, the trace first
+(it erases its spinner before the first piece of streamed text is written). On a terminal the trace
+has colour and a spinner while the model thinks; neither when the stream is not a terminal or
+`NO_COLOR` is set (`FORCE_COLOR` forces the colour, never the spinner).
+
+Streamed text goes to stdout as it arrives, so what the trace has to say about a reply waits for
+the next event: by then the answers have ended their line, and the two streams do not share one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, TextIO
+
+from scheduler_agent.agent.events import (
+    ApprovalAnswered,
+    ApprovalAsked,
+    Event,
+    GrammarWarning,
+    ReplyReceived,
+    RequestSent,
+    TextDelta,
+    ToolAnswered,
+    ToolCalled,
+    TurnEnded,
+    TurnStarted,
+)
+
+
+def entries(count: int) -> str:
+    return f"{count} {'entry' if count == 1 else 'entries'}"
+
+
+def request_size(request: dict[str, object]) -> int:
+    return len(json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def call_line(call: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.get("input", {}).items())
+    return f"{call['name']}({args})"
+
+
+def usage_line(usage: dict[str, Any], estimated: bool) -> str:
+    """Input tokens (with cache reads and writes), output tokens; marked when they are estimates."""
+    cached = usage.get("cache_read_input_tokens") or 0
+    written = usage.get("cache_creation_input_tokens") or 0
+    line = f"{usage.get('input_tokens', 0):,} input tokens"
+    if cached or written:
+        line += f" (+{cached:,} read from cache, +{written:,} written to it)"
+    line += f", {usage.get('output_tokens', 0):,} output"
+    return line + (" (estimates: the reply was scripted)" if estimated else "")
+
+
+USAGE_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
+
+
+def add_usage(total: dict[str, int], usage: object) -> None:
+    """Add a reply's token counts to `total` (the four counts the API always or often sends)."""
+    if isinstance(usage, dict):
+        for key in USAGE_KEYS:
+            value = usage.get(key)
+            total[key] = total.get(key, 0) + (value if isinstance(value, int) else 0)
+
+
+# --- terminals ------------------------------------------------------------------------------------
+
+
+def _is_terminal(out: TextIO) -> bool:
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed file
+        return False
+
+
+def colour_for(out: TextIO) -> bool:
+    """Colour when `out` is a terminal, unless NO_COLOR is set; FORCE_COLOR (not "0") forces it."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force and force != "0":
+        return True
+    return _is_terminal(out)
+
+
+def spinner_for(out: TextIO) -> bool:
+    """A spinner only where it can be erased again: a terminal, and NO_COLOR not set."""
+    return not os.environ.get("NO_COLOR") and _is_terminal(out)
+
+
+ANSI = {"bold": "1", "dim": "2", "red": "31", "yellow": "33", "cyan": "36"}
+
+
+class Style:
+    """ANSI styles, or plain text when `enabled` is false."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, *styles: str) -> str:
+        if not self.enabled or not styles or not text:
+            return text
+        codes = ";".join(ANSI[style] for style in styles)
+        return f"\x1b[{codes}m{text}\x1b[0m"
+
+
+class Spinner:
+    """`⠋ thinking` on `out`, turning in a small thread from `start()` until `stop()`, which erases it.
+
+    It shows its first frame only after one interval, so a fast reply never flickers."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+    def __init__(self, out: TextIO, label: str = "thinking", interval: float = 0.08) -> None:
+        self.out, self.label, self.interval = out, label, interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._shown = False
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._shown = False
+        self._thread = threading.Thread(target=self._spin, name="spinner", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop turning and erase the line (idempotent); nothing else writes to `out` while it turns."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        thread.join()
+        if self._shown:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
+
+    def _spin(self) -> None:
+        frame = 0
+        while not self._stop.wait(self.interval):
+            self.out.write(f"\r{self.FRAMES[frame % len(self.FRAMES)]} {self.label}")
+            self.out.flush()
+            self._shown = True
+            frame += 1
+
+
+# --- streamed text as events ----------------------------------------------------------------------
+
+
+# --- the listeners --------------------------------------------------------------------------------
+
+
+class Trace:
+    """One block per iteration: what was sent and its size, what the model asked for, what each tool answered.
+
+    `estimated`: the replies were scripted, so their token counts are estimates and say so.
+    `usage`: a line of tokens per iteration and a total per turn (cache reads and writes included).
+    `colour` / `spinner`: None decides from `out` and the environment (`colour_for`, `spinner_for`).
+    What it says about a reply is written at the next event (or `close()`), after the answers have
+    ended a streamed line. Call `close()` when a turn ends by an exception: no spinner is left turning."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        estimated: bool = False,
+        echo_input: bool = False,
+        usage: bool = False,
+        *,
+        colour: bool | None = None,
+        spinner: bool | None = None,
+    ) -> None:
+        self.out = out
+        self.estimated = estimated
+        self.echo_input = echo_input  # replays show what the person typed; live sessions already have it
+        self.usage = usage
+        self.style = Style(colour_for(out) if colour is None else colour)
+        self.spinner = Spinner(out) if (spinner_for(out) if spinner is None else spinner) else None
+        self.streamed = False  # the text of the current request's reply arrived as deltas (already shown)
+        self.turn_usage: dict[str, int] = {}
+        self.turn_iterations = 0
+        self.pending: list[str] = []  # the lines about the last reply, not yet written
+
+    def __call__(self, event: Event) -> None:
+        self.close()  # whatever happens next, the spinner is gone and the last reply's lines are out
+        style = self.style
+        match event:
+            case TurnStarted(text):
+                self.turn_usage, self.turn_iterations = {}, 0  # a turn an exception ended never sent TurnEnded
+                if self.echo_input:
+                    self.out.write(f"{style('you>', 'bold')} {text}\n")
+            case RequestSent(iteration, request):
+                size = request_size(request)
+                sent = entries(len(request["messages"]))
+                self.out.write(style(f"[iteration {iteration}] sending {sent} ({size:,} bytes)", "dim") + "\n")
+                self.streamed = False
+                self.out.flush()
+                if self.spinner is not None:
+                    self.spinner.start()
+                return
+            case TextDelta():
+                self.streamed = True
+                return
+            case ReplyReceived(_, reply):
+                self.pending = self._reply(reply)
+                return
+            case ToolCalled(_, call):
+                self.out.write(f"  {style('→', 'cyan')} {style(call_line(call), 'bold')}\n")
+            case ToolAnswered(_, _, result):
+                text = str(result["content"]).replace("\n", "\n    ")
+                if result.get("is_error"):
+                    self.out.write(style(f"  ✗ {text}", "red", "bold") + "\n")
+                else:
+                    self.out.write(f"  {style('←', 'dim')} {text}\n")
+            case ApprovalAsked(_, summary) if self.echo_input:  # live, the question itself was on screen
+                self.out.write(f"  {style('?', 'cyan')} {summary}\n")
+            case ApprovalAnswered(_, approved, reason, end_of_input) if self.echo_input:
+                answer = "approved" if approved else "no answer (end of input)" if end_of_input else "declined"
+                self.out.write(f"    {answer}{f': {reason}' if reason else ''} (the recorded answer)\n")
+            case GrammarWarning(violations):
+                for violation in violations:
+                    self.out.write(style(f"[warning] {violation}", "yellow") + "\n")
+            case TurnEnded(outcome):
+                if self.usage and self.turn_iterations:
+                    iterations = f"{self.turn_iterations} iteration{'' if self.turn_iterations == 1 else 's'}"
+                    line = f"turn total ({iterations}): {usage_line(self.turn_usage, self.estimated)}"
+                    self.out.write(style(line, "dim") + "\n")
+                self.turn_usage, self.turn_iterations = {}, 0
+                if outcome.statement:
+                    self.out.write(style(f"[stopped] {outcome.statement}", "yellow") + "\n")
+        self.out.flush()
+
+    def _reply(self, reply: dict[str, Any]) -> list[str]:
+        """The lines about a reply: its usage, and the text of a reply that asks for tools (unless streamed)."""
+        self.turn_iterations += 1
+        add_usage(self.turn_usage, reply.get("usage"))
+        lines = []
+        if self.usage and isinstance(reply.get("usage"), dict):
+            lines.append(self.style(f"  usage: {usage_line(reply['usage'], self.estimated)}", "dim"))
+        if not self.streamed:  # streamed text is on stdout already, as it arrived
+            for block in reply["content"]:
+                if block.get("type") == "text" and reply.get("stop_reason") == "tool_use":
+                    lines.append(f"  model: {block['text']}")
+        return lines
+
+    def close(self) -> None:
+        """Stop the spinner, erasing it, and write what is pending (call it when a turn ends by an exception)."""
+        if self.spinner is not None:
+            self.spinner.stop()
+        if self.pending:
+            self.out.write("".join(line + "\n" for line in self.pending))
+            self.pending = []
+            self.out.flush()
+
+
+class ArrayDump:
+    """`--dump-array`: each iteration's `messages` as sent, pretty JSON under a header; the system prompt
+    when it changes."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.system: object = None
+
+    def __call__(self, event: Event) -> None:
+        if not isinstance(event, RequestSent):
+            return
+        request = event.request
+        if request.get("system") != self.system:
+            self.system = request.get("system")
+            self.out.write(f"=== system prompt (iteration {event.iteration}) ===\n{self.system}\n")
+        count = entries(len(request["messages"]))
+        self.out.write(f"=== iteration {event.iteration} · messages: {count} ===\n")
+        self.out.write(json.dumps(request["messages"], indent=2, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class ArrayDumpFile:
+    """`--dump-array-file`: one JSON object per iteration, `{iteration, messages, request}`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RequestSent):
+            record = {"iteration": event.iteration, "messages": event.request["messages"], "request": event.request}
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+class Answers:
+    """The model's text on stdout: streamed text as it arrives, otherwise each turn's final text as it ends.
+
+    A turn whose last reply was streamed is not printed again when it ends."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.streamed = False  # the current request's reply came as text deltas
+        self.open_line = False  # streamed text was written without its last newline
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case RequestSent():
+                self.streamed = False
+            case TextDelta(_, text):
+                self.streamed = True
+                if text:
+                    self.out.write(text)
+                    self.out.flush()
+                    self.open_line = not text.endswith("\n")
+            case ReplyReceived():
+                self.close()
+            case TurnEnded(outcome):
+                self.close()
+                if outcome.text and not self.streamed:
+                    self.out.write(outcome.text + "\n")
+                    self.out.flush()
+
+    def close(self) -> None:
+        """End a line of streamed text (the reply arrived, or the stream was interrupted)."""
+        if self.open_line:
+            self.out.write("\n")
+            self.out.flush()
+            self.open_line = False
+
+
+def entry_lines(entry: dict[str, Any]) -> list[str]:
+    content = entry["content"]
+    if isinstance(content, str):
+        return [content]
+    lines = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            lines.append(block["text"])
+        elif kind == "tool_use":
+            lines.append(f"→ {call_line(block)}  [{block['id']}]")
+        elif kind == "tool_result":
+            mark = "✗" if block.get("is_error") else "←"
+            text = block.get("content")
+            text = text if isinstance(text, str) else json.dumps(text)
+            lines.append(f"{mark} {text.splitlines()[0] if text else ''}  [{block['tool_use_id']}]")
+        else:
+            lines.append(json.dumps(block))
+    return lines
+

@@ -1,0 +1,178 @@
+"""Stored conversations: the list as it grows, and what else the API saw.
+
+The store writes entries as they arrive: the user's turn before the request, the assistant
+turn the instant the response is in hand (before any tool runs), a round's results in one
+transaction. So a stored conversation is complete, ends with an unanswered call, or ends
+with a user turn still waiting for the model; it never holds an answer without its question.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.storage.db import transaction
+
+JSON = dict[str, Any]
+Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
+COUNTERS: tuple[Counter, ...] = ("retries_exhausted", "tool_deadlines", "restarts")
+
+
+class NoSuchConversation(AgentError):
+    """A conversation id that is not in the store."""
+
+
+@dataclass
+class Context:
+    """What the API sees besides the list; stored with the conversation so a resume sends the same."""
+
+    model: str
+    max_tokens: int
+    system: str
+    tools: list[JSON]
+    stream: bool = False  # the body says "stream": true
+
+
+@dataclass(frozen=True)
+class Stored:
+    id: int
+    created_at: str
+    context: Context
+    started_on: str
+    clock_pin: str | None
+    counters: dict[str, int]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def create(conn: sqlite3.Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
+    with transaction(conn):
+        cursor = conn.execute(
+            "INSERT INTO conversations (model, max_tokens, system, tools, stream, started_on, clock_pin)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (
+                context.model,
+                context.max_tokens,
+                context.system,
+                _dumps(context.tools),
+                int(context.stream),
+                started_on,
+                clock_pin,
+            ),
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def update_context(conn: sqlite3.Connection, cid: int, context: Context) -> None:
+    """A new user turn may bring a new system prompt (a new day); the stored one is always the one in force."""
+    with transaction(conn):
+        conn.execute(
+            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ? WHERE id = ?",
+            (context.model, context.max_tokens, context.system, _dumps(context.tools), int(context.stream), cid),
+        )
+
+
+def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
+    row = conn.execute("SELECT * FROM conversations WHERE id = ?", (cid,)).fetchone()
+    if row is None:
+        raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
+    context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]), bool(row["stream"]))
+    stored = Stored(
+        row["id"], row["created_at"], context, row["started_on"], row["clock_pin"], {c: row[c] for c in COUNTERS}
+    )
+    entries = conn.execute(
+        "SELECT role, content FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
+    ).fetchall()
+    return stored, [{"role": role, "content": json.loads(content)} for role, content in entries]
+
+
+def latest_id(conn: sqlite3.Connection) -> int | None:
+    row = conn.execute("SELECT max(id) FROM conversations").fetchone()
+    return int(row[0]) if row and row[0] is not None else None
+
+
+def delete(conn: sqlite3.Connection, cid: int) -> None:
+    with transaction(conn):
+        if conn.execute("DELETE FROM conversations WHERE id = ?", (cid,)).rowcount == 0:
+            raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
+
+
+def bump(conn: sqlite3.Connection, cid: int, counter: Counter) -> None:
+    """Count one interruption of this conversation, where it is known."""
+    assert counter in COUNTERS
+    with transaction(conn):
+        conn.execute(f"UPDATE conversations SET {counter} = {counter} + 1 WHERE id = ?", (cid,))
+
+
+def totals(conn: sqlite3.Connection) -> dict[str, int]:
+    row = conn.execute(
+        "SELECT count(*), " + ", ".join(f"coalesce(sum({c}), 0)" for c in COUNTERS) + " FROM conversations"
+    ).fetchone()
+    return {"conversations": row[0], **{c: row[i + 1] for i, c in enumerate(COUNTERS)}}
+
+
+@dataclass(frozen=True)
+class Summary:
+    id: int
+    created_at: str
+    entries: int
+    first_text: str
+    model: str
+
+
+def summaries(conn: sqlite3.Connection, limit: int = 50) -> list[Summary]:
+    rows = conn.execute(
+        """
+        SELECT c.id, c.created_at, c.model, count(e.position) AS n,
+               (SELECT content FROM entries WHERE conversation_id = c.id AND position = 0) AS first
+        FROM conversations c LEFT JOIN entries e ON e.conversation_id = c.id
+        GROUP BY c.id ORDER BY c.id DESC LIMIT ?
+        """,
+        (limit,),
+    ).fetchall()
+    return [Summary(r["id"], r["created_at"], r["n"], _first_text(r["first"]), r["model"]) for r in rows]
+
+
+def _first_text(content: str | None) -> str:
+    if content is None:
+        return ""
+    value = json.loads(content)
+    if isinstance(value, str):
+        return value
+    return " ".join(block.get("text", "") for block in value if block.get("type") == "text")
+
+
+class Journal:
+    """Writes a conversation's list to the store as it grows: `sync(messages)` after every change.
+
+    Each call is one transaction that inserts the entries not yet stored and rewrites the last
+    stored entry if it changed (text joining a trailing user turn after a stop at the bound).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, cid: int, messages: list[JSON]) -> None:
+        self.conn, self.cid = conn, cid
+        self.stored = len(messages)
+        self.last = _dumps(messages[-1]["content"]) if messages else None
+
+    def sync(self, messages: list[JSON]) -> None:
+        if len(messages) < self.stored:
+            raise AgentError(f"conversation {self.cid}: the list shrank from {self.stored} to {len(messages)} entries")
+        with transaction(self.conn):
+            if self.stored and _dumps(messages[self.stored - 1]["content"]) != self.last:
+                self.conn.execute(
+                    "UPDATE entries SET content = ? WHERE conversation_id = ? AND position = ?",
+                    (_dumps(messages[self.stored - 1]["content"]), self.cid, self.stored - 1),
+                )
+            for position in range(self.stored, len(messages)):
+                entry = messages[position]
+                self.conn.execute(
+                    "INSERT INTO entries (conversation_id, position, role, content) VALUES (?,?,?,?)",
+                    (self.cid, position, entry["role"], _dumps(entry["content"])),
+                )
+        self.stored = len(messages)
+        self.last = _dumps(messages[-1]["content"]) if messages else None
