@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 import pytest
 
 from scheduler_agent.agent.deadline import Deadline
-from scheduler_agent.agent.toolbox import JSON, MAX_RESULT_CHARS, ToolError, answer_call
+from scheduler_agent.agent.toolbox import MAX_RESULT_CHARS, ToolError, answer_call
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.store import add_event, add_person
 from scheduler_agent.calendar.tools import CalendarTools

@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from scheduler_agent.agent.errors import CassetteError
-from scheduler_agent.agent.events import JSON, Event, RequestSent, Stop
+from scheduler_agent.agent.events import Event, RequestSent, Stop
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.cli.render import ArrayDumpFile
 from scheduler_agent.lessons.authoring import cassette_path
 from scheduler_agent.playback.cassette_file import ReadableYaml

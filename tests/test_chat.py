@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from scheduler_agent.agent.approval import Decision
-from scheduler_agent.agent.events import JSON
 from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.cli import app

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
-from scheduler_agent.agent.toolbox import JSON, CallStatus, Interrupted, answer_call, run_call
+from scheduler_agent.agent.toolbox import CallStatus, Interrupted, answer_call, run_call
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.store import cancel_event, seed_demo
 from scheduler_agent.calendar.tools import CalendarTools

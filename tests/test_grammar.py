@@ -14,6 +14,7 @@ import pytest
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.loop import add_user_text
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import (
     API_MISSING_RESULTS,
     API_PREFILL,
@@ -26,9 +27,6 @@ from scheduler_agent.grammar.check import (
     conversation_state,
     unanswered_calls,
 )
-
-JSON = dict[str, Any]
-
 
 # --- building lists -----------------------------------------------------------------------------------
 

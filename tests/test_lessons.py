@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from scheduler_agent.agent import prompt_loader
 from scheduler_agent.agent.errors import CassetteError
-from scheduler_agent.agent.events import JSON, Event, RequestSent, TurnStarted
+from scheduler_agent.agent.events import Event, RequestSent, TurnStarted
 from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.cli import app
 from scheduler_agent.grammar.check import check, conversation_state

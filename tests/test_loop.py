@@ -9,10 +9,11 @@ import pytest
 from scripted import scripted_send
 
 from scheduler_agent.agent.deadline import Deadline
-from scheduler_agent.agent.events import JSON, Event, Stop, ToolCalled, TurnEnded
+from scheduler_agent.agent.events import Event, Stop, ToolCalled, TurnEnded
 from scheduler_agent.agent.loop import add_user_text, iterations_in_turn, run_turn
 from scheduler_agent.agent.request import build_request
 from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.testing.scripted_server import Reply, text, tool_use
 
 ECHO_SCHEMA = {

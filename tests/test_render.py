@@ -8,7 +8,6 @@ import time
 import pytest
 
 from scheduler_agent.agent.events import (
-    JSON,
     Event,
     ReplyReceived,
     RequestSent,
@@ -19,6 +18,7 @@ from scheduler_agent.agent.events import (
     TurnEnded,
     TurnOutcome,
 )
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.cli.render import Answers, Spinner, Trace, colour_for, spinner_for
 
 CALL = {

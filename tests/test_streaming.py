@@ -13,10 +13,11 @@ import pytest
 import yaml
 
 from scheduler_agent.agent.errors import ModelRequestFailed, ModelUnavailable
-from scheduler_agent.agent.events import JSON, Event, ReplyReceived, RequestSent, StreamedText, TextDelta, ToolAnswered
+from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, StreamedText, TextDelta, ToolAnswered
 from scheduler_agent.agent.loop import run_turn
 from scheduler_agent.agent.request import build_request
 from scheduler_agent.agent.session import system_prompt
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.api.sse import IncompleteStream, assemble
 from scheduler_agent.calendar.tools import CalendarTools

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scheduler_agent.agent.events import JSON
 from scheduler_agent.agent.trim import estimate_tokens, trimmed
+from scheduler_agent.agent.types import JSON
 
 
 def conversation(rounds: int) -> list[JSON]:

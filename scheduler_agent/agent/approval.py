@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from scheduler_agent.agent.deadline import Deadline
-from scheduler_agent.agent.events import JSON, ApprovalAnswered, ApprovalAsked, Report
+from scheduler_agent.agent.events import ApprovalAnswered, ApprovalAsked, Report
 from scheduler_agent.agent.toolbox import Toolbox, ToolError
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.db import transaction
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-JSON = dict[str, Any]
+from scheduler_agent.agent.types import JSON
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scheduler_agent.agent.events import (
-    JSON,
     ReplyReceived,
     Report,
     RequestSent,
@@ -27,6 +26,7 @@ from scheduler_agent.agent.events import (
     TurnOutcome,
 )
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, Toolbox, run_call
+from scheduler_agent.agent.types import JSON
 
 Send = Callable[[JSON], JSON]  # a request body in, the API's response body out
 Build = Callable[[list[JSON]], JSON]  # the message list in, the whole request body out

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import Any
 
-JSON = dict[str, Any]
+from scheduler_agent.agent.types import JSON
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_MAX_ITERATIONS = 10  # model calls per user turn
@@ -36,3 +36,8 @@ def build_request(
     if stream:  # the SDK's stream helper sends "stream": true, between cache_control and system
         request["stream"] = True
     return request | {"system": system, "tools": list(tools)}
+
+
+def encode(body: JSON) -> bytes:
+    """The body as bytes on the wire (compact JSON, UTF-8): what a request's size is measured on."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()

@@ -16,7 +16,6 @@ from datetime import datetime, timedelta
 from scheduler_agent.agent.approval import ApprovingToolbox, Decide
 from scheduler_agent.agent.errors import AgentError, ModelUnavailable
 from scheduler_agent.agent.events import (
-    JSON,
     Event,
     GrammarWarning,
     ReplyReceived,
@@ -29,15 +28,16 @@ from scheduler_agent.agent.events import (
 )
 from scheduler_agent.agent.loop import Send, add_user_text, answer_all, iterations_in_turn, run_turn, tool_uses
 from scheduler_agent.agent.prompt_loader import render
-from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS, build_request
+from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS, build_request, encode
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, CallStatus, Toolbox
 from scheduler_agent.agent.trim import TRIMS
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.store import get_owner, list_people
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check, conversation_state
 from scheduler_agent.storage import conversations
-from scheduler_agent.storage.conversations import Context, Journal
+from scheduler_agent.storage.conversations import Context, Journal, Reply
 from scheduler_agent.testing import faults
 
 
@@ -96,6 +96,7 @@ class Session:
         tools = CalendarTools(conn, clock, settings.tool_deadline)
         self.toolbox: Toolbox = tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen)
         self.context: Context | None = None  # what the API sees besides the list, as last sent or stored
+        self._sent: tuple[int, int] = (0, 0)  # the last request's list length and size in bytes
 
     # --- opening ----------------------------------------------------------------------------
 
@@ -211,7 +212,7 @@ class Session:
         if isinstance(event, ReplyReceived):
             # Only the newest: older turns were checked against theirs when they were new.
             self.raw = {len(self.messages) - 1: copy.deepcopy(event.reply["content"])}
-            self._sync()
+            self._sync(self._reply_record(event))
             faults.reach("after_assistant_stored")
         elif isinstance(event, RoundAnswered):
             self._sync()
@@ -222,6 +223,7 @@ class Session:
             if self._first_of_several(event.call):
                 faults.reach("between_calls")
         elif isinstance(event, RequestSent):
+            self._sent = (len(event.request["messages"]), len(encode(event.request)))
             faults.reach_later("waiting_for_model")
         self.report(event)
 
@@ -229,6 +231,17 @@ class Session:
         calls = tool_uses(self.messages[-1]) if self.messages[-1]["role"] == "assistant" else []
         return len(calls) > 1 and calls[0]["id"] == call["id"]
 
-    def _sync(self) -> None:
+    def _reply_record(self, event: ReplyReceived) -> Reply:
+        reply = event.reply
+        return Reply(
+            position=len(self.messages) - 1,
+            iteration=event.iteration,
+            model=str(reply.get("model", "")),
+            stop_reason=reply.get("stop_reason"),
+            usage=dict(reply.get("usage") or {}),
+            request_bytes=self._sent[1],
+        )
+
+    def _sync(self, reply: Reply | None = None) -> None:
         if self.journal is not None:
-            self.journal.sync(self.messages)
+            self.journal.sync(self.messages, reply)

@@ -25,8 +25,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
-
-JSON = dict[str, Any]
+from scheduler_agent.agent.types import JSON
 
 TOOL_DEADLINE_SECONDS = 30.0
 """The default time one call gets (`--tool-deadline`)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-JSON = dict[str, Any]
+from scheduler_agent.agent.types import JSON
 
 
 def estimate_tokens(value: Any) -> int:

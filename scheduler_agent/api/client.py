@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anthropic
 import httpx2
 
 from scheduler_agent.agent.errors import ModelRequestFailed, ModelUnavailable
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.sse import IncompleteStream, assemble
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput
 
-JSON = dict[str, Any]
 
 NO_CREDENTIALS = (
     "No Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN / a profile). "

@@ -11,7 +11,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-JSON = dict[str, Any]
+from scheduler_agent.agent.types import JSON
+
 OnText = Callable[[str], None]
 
 

@@ -20,7 +20,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from scheduler_agent.agent.deadline import Deadline
-from scheduler_agent.agent.toolbox import JSON, TOOL_DEADLINE_SECONDS, ToolError
+from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, ToolError
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.slots import (
     Interval,

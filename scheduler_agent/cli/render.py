@@ -30,14 +30,16 @@ from scheduler_agent.agent.events import (
     TurnEnded,
     TurnStarted,
 )
+from scheduler_agent.agent.request import encode
+from scheduler_agent.agent.types import JSON
 
 
 def entries(count: int) -> str:
     return f"{count} {'entry' if count == 1 else 'entries'}"
 
 
-def request_size(request: dict[str, object]) -> int:
-    return len(json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode())
+def request_size(request: JSON) -> int:
+    return len(encode(request))
 
 
 def call_line(call: dict[str, Any]) -> str:
@@ -351,4 +353,3 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
         else:
             lines.append(json.dumps(block))
     return lines
-

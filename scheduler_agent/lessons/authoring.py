@@ -17,8 +17,9 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
-from scheduler_agent.agent.events import JSON, ignore
+from scheduler_agent.agent.events import ignore
 from scheduler_agent.agent.session import Session
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.store import demo_fixture
 from scheduler_agent.lessons.catalogue import cassettes_dir

@@ -9,12 +9,11 @@ behaviour a model will not produce on cue (booking the wrong day, the API sendin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.testing.scripted_server import Reply, text, tool_use
 
-JSON = dict[str, Any]
 OVERLOADED = Reply(
     status=529, error_type="overloaded_error", error_message="Overloaded", headers={"retry-after-ms": "10"}
 )

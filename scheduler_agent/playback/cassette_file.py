@@ -18,8 +18,7 @@ from typing import Any
 import yaml
 
 from scheduler_agent.agent.errors import CassetteError
-
-JSON = dict[str, Any]
+from scheduler_agent.agent.types import JSON
 
 METADATA_KEY = "scheduler_agent"
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.agent.events import JSON, ApprovalAnswered, Event, TurnEnded, TurnStarted
+from scheduler_agent.agent.events import ApprovalAnswered, Event, TurnEnded, TurnStarted
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.store import export_fixture, get_owner
 from scheduler_agent.playback import vcr_cassette as cassette
 

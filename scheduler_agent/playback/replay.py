@@ -15,9 +15,10 @@ from pathlib import Path
 
 from scheduler_agent.agent.approval import Decide, from_answers
 from scheduler_agent.agent.errors import ModelUnavailable
-from scheduler_agent.agent.events import JSON, Report, StreamedText, TurnOutcome
+from scheduler_agent.agent.events import Report, StreamedText, TurnOutcome
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
 from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.store import get_owner, load_fixture

@@ -22,10 +22,9 @@ import vcr
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from scheduler_agent.agent.errors import CassetteError
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.jsondiff import first_difference
 from scheduler_agent.playback.cassette_file import METADATA_KEY, ReadableYaml
-
-JSON = dict[str, Any]
 
 API_URI = "https://api.anthropic.com/v1/messages"
 # Everything else (authorization, x-api-key, cookies, organisation ids, user-agent,

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.db import transaction
 
-JSON = dict[str, Any]
 Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
 COUNTERS: tuple[Counter, ...] = ("retries_exhausted", "tool_deadlines", "restarts")
 
@@ -147,6 +147,53 @@ def _first_text(content: str | None) -> str:
     return " ".join(block.get("text", "") for block in value if block.get("type") == "text")
 
 
+@dataclass(frozen=True)
+class Reply:
+    """One reply as the API sent it, stored beside the list (see migration m007_replies)."""
+
+    position: int  # the list's length when its request was sent: the reply's index if it was appended
+    iteration: int
+    model: str
+    stop_reason: str | None
+    usage: JSON
+    request_bytes: int
+    appended: bool = True
+    body: JSON | None = None  # the whole reply, kept only when it was not appended
+
+
+def replies(conn: sqlite3.Connection, cid: int) -> list[Reply]:
+    """The conversation's replies in the order they arrived."""
+    rows = conn.execute(
+        "SELECT position, iteration, model, stop_reason, usage, request_bytes, appended, body FROM replies"
+        " WHERE conversation_id = ? ORDER BY seq",
+        (cid,),
+    ).fetchall()
+    return [
+        Reply(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], bool(r[6]), json.loads(r[7]) if r[7] else None)
+        for r in rows
+    ]
+
+
+def _insert_reply(conn: sqlite3.Connection, cid: int, reply: Reply) -> None:
+    conn.execute(
+        "INSERT INTO replies (conversation_id, seq, position, iteration, model, stop_reason, usage, request_bytes,"
+        " appended, body) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM replies WHERE conversation_id = ?),"
+        " ?,?,?,?,?,?,?,?)",
+        (
+            cid,
+            cid,
+            reply.position,
+            reply.iteration,
+            reply.model,
+            reply.stop_reason,
+            _dumps(reply.usage),
+            reply.request_bytes,
+            int(reply.appended),
+            _dumps(reply.body) if reply.body is not None else None,
+        ),
+    )
+
+
 class Journal:
     """Writes a conversation's list to the store as it grows: `sync(messages)` after every change.
 
@@ -159,10 +206,13 @@ class Journal:
         self.stored = len(messages)
         self.last = _dumps(messages[-1]["content"]) if messages else None
 
-    def sync(self, messages: list[JSON]) -> None:
+    def sync(self, messages: list[JSON], reply: Reply | None = None) -> None:
+        """Store what changed in the list, and `reply` (the one that just arrived) in the same transaction."""
         if len(messages) < self.stored:
             raise AgentError(f"conversation {self.cid}: the list shrank from {self.stored} to {len(messages)} entries")
         with transaction(self.conn):
+            if reply is not None:
+                _insert_reply(self.conn, self.cid, reply)
             if self.stored and _dumps(messages[self.stored - 1]["content"]) != self.last:
                 self.conn.execute(
                     "UPDATE entries SET content = ? WHERE conversation_id = ? AND position = ?",

@@ -22,7 +22,6 @@ def default_db_path() -> Path:
     return Path(base) / "scheduler-agent" / "scheduler.db"
 
 
-
 def connect(path: Path) -> sqlite3.Connection:
     """Open (creating it and its folder if needed) the database at `path`, migrated to the latest schema.
 

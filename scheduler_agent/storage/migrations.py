@@ -168,3 +168,31 @@ def m005_recurrence(conn: sqlite3.Connection) -> None:
 def m006_conversation_stream(conn: sqlite3.Connection) -> None:
     """Whether the conversation's requests said "stream": true, so a resume sends the same body."""
     _run(conn, "ALTER TABLE conversations ADD COLUMN stream INTEGER NOT NULL DEFAULT 0")
+
+
+@migration
+def m007_replies(conn: sqlite3.Connection) -> None:
+    """Each reply the API sent, beside the list and outside it: its usage, model, stop reason, request size.
+
+    `appended` is 1 when the reply is the list's entry at `position` (its content is stored there once);
+    a reply that was not appended (one that would poison the list) keeps its whole body in `body`.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE replies (
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,               -- 1, 2, ... in the order the replies arrived
+            position INTEGER NOT NULL,          -- the list's length when the request was sent
+            iteration INTEGER NOT NULL,
+            model TEXT NOT NULL DEFAULT '',
+            stop_reason TEXT,
+            usage TEXT NOT NULL DEFAULT '{}',   -- the API's usage object, as it came
+            request_bytes INTEGER NOT NULL DEFAULT 0,
+            appended INTEGER NOT NULL DEFAULT 1,
+            body TEXT,                          -- the whole reply, only when it was not appended
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (conversation_id, seq)
+        )
+        """,
+    )

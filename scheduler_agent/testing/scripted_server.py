@@ -23,8 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from scheduler_agent.agent.trim import estimate_tokens
-
-JSON = dict[str, Any]
+from scheduler_agent.agent.types import JSON
 
 SCRIPTED_NOTE = "written by a script, not by a model; usage token counts are estimates"
 
