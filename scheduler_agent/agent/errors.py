@@ -13,6 +13,12 @@ class AgentError(Exception):
     exit_code = 1
 
 
+class InputError(AgentError):
+    """Something a person typed (an option, an argument) is not valid; the message says what to give."""
+
+    exit_code = 1
+
+
 class ModelUnavailable(AgentError):
     """The API could not be reached or kept failing after the SDK's retries."""
 

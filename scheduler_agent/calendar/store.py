@@ -21,6 +21,7 @@ from importlib import resources
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.storage.db import transaction
 
 OWNER_KEY = "you"
@@ -33,7 +34,7 @@ _HOURS = re.compile(r"\s*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})\s*")
 _UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
-class CalendarError(Exception):
+class CalendarError(AgentError):
     """A problem a person can fix; the message is one line that says what to do."""
 
 
