@@ -33,7 +33,7 @@ from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, CallStatus, Too
 from scheduler_agent.agent.trim import TRIMS
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
-from scheduler_agent.calendar.store import get_owner, list_people
+from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check, conversation_state
 from scheduler_agent.storage import conversations

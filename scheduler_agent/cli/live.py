@@ -13,7 +13,7 @@ import typer
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, Report, StreamedText
-from scheduler_agent.calendar import store as calendar_store
+from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.cli.calendar import clock_for, connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import RunOptions, TurnOptions, run_options, turn_options
@@ -112,7 +112,7 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     else:
         clock = clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
-            clock = clock.frozen(calendar_store.get_owner(conn).tz)
+            clock = clock.frozen(get_owner(conn).tz)
         session = Session(conn, clock, send, settings, streamed, decide=decide)
         if opening.store:
             session.store()

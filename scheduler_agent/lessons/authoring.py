@@ -21,7 +21,7 @@ from scheduler_agent.agent.events import ignore
 from scheduler_agent.agent.session import Session
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
-from scheduler_agent.calendar.store import demo_fixture
+from scheduler_agent.calendar.fixtures import demo_fixture
 from scheduler_agent.lessons.catalogue import cassettes_dir
 from scheduler_agent.lessons.scripts import LESSONS, Lesson
 from scheduler_agent.playback import vcr_cassette as cassette
