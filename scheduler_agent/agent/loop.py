@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from scheduler_agent.agent.events import (
@@ -120,7 +121,8 @@ def text_of(reply: JSON) -> str:
 
 
 def describe_call(call: JSON) -> str:
-    args = ", ".join(f"{key}={value!r}" for key, value in call.get("input", {}).items())
+    """`create_event(with="priya", minutes=30)`: a call as a person reads it, its values as JSON."""
+    args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in call.get("input", {}).items())
     return f"{call['name']}({args})"
 
 
