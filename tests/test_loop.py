@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import pytest
-from scripted import scripted_send
+from helpers import scripted_send
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.events import Event, Stop, ToolCalled, TurnEnded

@@ -1,7 +1,7 @@
 """Exceptions meant for people: caught once, at the CLI edge, and shown as one line.
 
 Each carries the exit code the CLI returns. Failures meant for the model are not
-exceptions: they are `tool_result` blocks with `is_error: true` (see tools.py).
+exceptions: they are `tool_result` blocks with `is_error: true` (see agent/toolbox.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Server-sent events of a streamed Messages API reply, assembled into the message they make. No SDK here.
 
 The assembled message is plain JSON in the API's own key order: the same body the API sends for
-the same reply unstreamed. model_api.py uses it on the wire; lint uses it on recorded streams.
+the same reply unstreamed. api/client.py uses it on the wire; lint uses it on recorded streams.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Only the commands that call the model or replay a cassette (`ask`, `chat`, `resume`, `demo`,
 `replay`) import the SDK and vcrpy, inside the command: `--help`, `calendar`, `conversations`,
-`stats` and `lint` start without them. Live sessions are in cli_live.py.
+`stats` and `lint` start without them. Live sessions are in cli/live.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from scheduler_agent.cli import live as cli_live
+from scheduler_agent.cli import live
 from scheduler_agent.cli.calendar import calendar_app, connect
 from scheduler_agent.cli.conversations import conversations_app
 from scheduler_agent.cli.edge import person_facing
@@ -73,7 +73,7 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
 
     setup = read_setup(path)
     estimated = setup.get("replies") == "scripted"
-    report = cli_live.reporters(dump_array, dump_array_file, estimated, replaying=True, usage=True)
+    report = live.reporters(dump_array, dump_array_file, estimated, replaying=True, usage=True)
     result = replay(path, report=report)
     if teach and setup.get("lesson"):
         typer.echo(f"\nWhat this shows: {setup['lesson']}")
@@ -82,9 +82,9 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
     raise typer.Exit(result.exit_code)
 
 
-app.command("ask")(cli_live.ask_command)
-app.command("chat")(cli_live.chat_command)
-app.command("resume")(cli_live.resume_command)
+app.command("ask")(live.ask_command)
+app.command("chat")(live.chat_command)
+app.command("resume")(live.resume_command)
 
 
 @app.command()
