@@ -7,6 +7,7 @@ Only the commands that call the model or replay a cassette (`ask`, `chat`, `resu
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -107,11 +108,16 @@ def lint(
         Path,
         typer.Argument(help="A JSON array of messages, {messages: [...]}, a dump file or a cassette.", metavar="PATH"),
     ],
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Warnings (what the API accepts) fail too; also SCHEDULER_AGENT_STRICT=1."),
+    ] = False,
 ) -> None:
-    """Check a message list's grammar: exit 0 clean, 1 violations, 6 a conversation that is only interrupted."""
+    """Check a message list's grammar: exit 0 clean or warnings only, 1 errors, 6 a conversation that is only
+    interrupted."""
     from scheduler_agent.grammar.lint import lint_file
 
-    result = lint_file(path)
+    result = lint_file(path, strict=strict or os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
     for line in result.lines:
         typer.echo(line)
     raise typer.Exit(result.exit_code)
