@@ -25,7 +25,9 @@ DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
 
 
 def fail(message: str, code: int) -> None:
-    typer.echo(f"Error: {message}", err=True)
+    from scheduler_agent.cli.render import visible  # a message may quote the model or a calendar file
+
+    typer.echo(f"Error: {visible(message)}", err=True)
     raise typer.Exit(code)
 
 

@@ -23,7 +23,9 @@ from scheduler_agent.agent.events import (
     Event,
     GrammarWarning,
     ReplyReceived,
+    ReplySetAside,
     RequestSent,
+    Retrying,
     TextDelta,
     ToolAnswered,
     ToolCalled,
@@ -32,6 +34,25 @@ from scheduler_agent.agent.events import (
 )
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
+
+# --- what reaches a terminal ----------------------------------------------------------------------
+
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_VISIBLE: dict[int, str] = {
+    **{code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\n\t"},  # ␛ ␍ ␀ ...
+    0x7F: "\u2421",  # ␡
+    **{code: f"<U+{code:04X}>" for code in (*range(0x80, 0xA0), *_BIDI)},
+}
+
+
+def visible(text: str) -> str:
+    """`text` safe to print to a terminal: control and bidi characters shown as symbols, not obeyed.
+
+    ESC (colours, clearing the screen, the window title), CR (overwriting a line), NUL, DEL, the C1
+    controls and the bidi overrides (U+202E turns text around) become visible marks (␛, ␍, <U+202E>);
+    newlines and tabs stay. Only what is shown changes: the stored list keeps the text verbatim.
+    """
+    return text.translate(_VISIBLE)
 
 
 def entries(count: int) -> str:
@@ -43,8 +64,10 @@ def request_size(request: JSON) -> int:
 
 
 def call_line(call: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.get("input", {}).items())
-    return f"{call['name']}({args})"
+    arguments = call.get("input")
+    items = arguments.items() if isinstance(arguments, dict) else []
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in items)
+    return visible(f"{call.get('name')}({args})")
 
 
 def usage_line(usage: dict[str, Any], estimated: bool) -> str:
@@ -198,7 +221,7 @@ class Trace:
             case TurnStarted(text):
                 self.turn_usage, self.turn_iterations = {}, 0  # a turn an exception ended never sent TurnEnded
                 if self.echo_input:
-                    self.out.write(f"{style('you>', 'bold')} {text}\n")
+                    self.out.write(f"{style('you>', 'bold')} {visible(text)}\n")
             case RequestSent(iteration, request):
                 size = request_size(request)
                 sent = entries(len(request["messages"]))
@@ -214,10 +237,25 @@ class Trace:
             case ReplyReceived(_, reply):
                 self.pending = self._reply(reply)
                 return
+            case ReplySetAside(_, reply, fit, problems):
+                self.turn_iterations += 1
+                add_usage(self.turn_usage, reply.get("usage") if isinstance(reply, dict) else None)
+                said = "the model answered with nothing" if fit == "empty" else "the model's reply could not be used"
+                why = f": {'; '.join(problems)}" if problems else ""
+                note = f"  {said}{why} (kept beside the conversation, not in the list)"
+                self.out.write(style(visible(note), "yellow") + "\n")
+            case Retrying(status, kind, wait, attempt, attempts):
+                what = f"{status} {kind}" if status is not None else kind
+                self.out.write(style(f"{what}: retrying in {wait:.1f} s (attempt {attempt} of {attempts})", "yellow"))
+                self.out.write("\n")
+                self.out.flush()
+                if self.spinner is not None:
+                    self.spinner.start()
+                return
             case ToolCalled(_, call):
                 self.out.write(f"  {style('→', 'cyan')} {style(call_line(call), 'bold')}\n")
             case ToolAnswered(_, _, result):
-                text = str(result["content"]).replace("\n", "\n    ")
+                text = visible(str(result["content"])).replace("\n", "\n    ")
                 if result.get("is_error"):
                     self.out.write(style(f"  ✗ {text}", "red", "bold") + "\n")
                 else:
@@ -237,7 +275,7 @@ class Trace:
                     self.out.write(style(line, "dim") + "\n")
                 self.turn_usage, self.turn_iterations = {}, 0
                 if outcome.statement:
-                    self.out.write(style(f"[stopped] {outcome.statement}", "yellow") + "\n")
+                    self.out.write(style(f"[stopped] {visible(outcome.statement)}", "yellow") + "\n")
         self.out.flush()
 
     def _reply(self, reply: dict[str, Any]) -> list[str]:
@@ -250,7 +288,7 @@ class Trace:
         if not self.streamed:  # streamed text is on stdout already, as it arrived
             for block in reply["content"]:
                 if block.get("type") == "text" and reply.get("stop_reason") == "tool_use":
-                    lines.append(f"  model: {block['text']}")
+                    lines.append(f"  model: {visible(str(block.get('text')))}")
         return lines
 
     def close(self) -> None:
@@ -315,15 +353,15 @@ class Answers:
             case TextDelta(_, text):
                 self.streamed = True
                 if text:
-                    self.out.write(text)
+                    self.out.write(visible(text))
                     self.out.flush()
                     self.open_line = not text.endswith("\n")
-            case ReplyReceived():
+            case ReplyReceived() | ReplySetAside():
                 self.close()
             case TurnEnded(outcome):
                 self.close()
                 if outcome.text and not self.streamed:
-                    self.out.write(outcome.text + "\n")
+                    self.out.write(visible(outcome.text) + "\n")
                     self.out.flush()
 
     def close(self) -> None:
@@ -335,6 +373,11 @@ class Answers:
 
 
 def entry_lines(entry: dict[str, Any]) -> list[str]:
+    """An entry as lines for `conversations show`, control and bidi characters made visible."""
+    return [visible(line) for line in _entry_lines(entry)]
+
+
+def _entry_lines(entry: dict[str, Any]) -> list[str]:
     content = entry["content"]
     if isinstance(content, str):
         return [content]
@@ -342,9 +385,9 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
     for block in content:
         kind = block.get("type")
         if kind == "text":
-            lines.append(block["text"])
+            lines.append(str(block.get("text")))
         elif kind == "tool_use":
-            lines.append(f"→ {call_line(block)}  [{block['id']}]")
+            lines.append(f"→ {call_line(block)}  [{block.get('id')}]")
         elif kind == "tool_result":
             mark = "✗" if block.get("is_error") else "←"
             text = block.get("content")

@@ -196,3 +196,31 @@ def m007_replies(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration
+def m010_leases(conn: sqlite3.Connection) -> None:
+    """Who runs each conversation: one lease per conversation id, with its holder and expiry (storage/lease.py).
+
+    A second process that wants to run a conversation someone holds is refused (exit 8), not let in to
+    re-run the round and fail on a duplicate entry.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE leases (
+            conversation_id INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+            holder_host TEXT NOT NULL,
+            holder_pid INTEGER NOT NULL,
+            since TEXT NOT NULL,     -- ISO UTC: when this holder claimed it
+            expires TEXT NOT NULL    -- ISO UTC: it lapses then unless renewed
+        )
+        """,
+    )
+
+
+@migration
+def m011_booking_inputs(conn: sqlite3.Connection) -> None:
+    """A digest of the input each booking was made with: a tool_use id reused with another input is refused,
+    not answered with the earlier booking's result. NULL for bookings made before (they are not compared)."""
+    _run(conn, "ALTER TABLE bookings ADD COLUMN input_digest TEXT")
