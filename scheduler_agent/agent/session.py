@@ -62,6 +62,12 @@ def system_prompt(conn: sqlite3.Connection, clock: Clock) -> str:
     )
 
 
+def refuse_empty(text: str) -> None:
+    """An empty (or all-whitespace) text is the person's mistake: refused before anything is stored."""
+    if not text.strip():
+        raise InputError('The text to send is empty: say what to schedule, e.g. "a meeting with Priya next week"')
+
+
 @dataclass(frozen=True)
 class Settings:
     model: str
@@ -71,6 +77,7 @@ class Settings:
     tool_deadline: float = TOOL_DEADLINE_SECONDS
     trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (trim.py)
     stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
+    request_timeout: float = 600.0  # seconds one request to the model may take in all (`--timeout`)
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -244,7 +251,13 @@ class Session:
                 violations = check(view, mode="request")
         refused = violations if self.settings.strict else [v for v in violations if not v.api_accepts]
         if refused:
-            raise GrammarError(refused)
+            advice = ""
+            if self.cid is not None:
+                advice = (
+                    f"`scheduler-agent conversations repair {self.cid}` shows what is wrong and makes the smallest "
+                    "change that makes the list valid again."
+                )
+            raise GrammarError(refused, view, advice)
         if violations:
             self.report(GrammarWarning(violations))
         context = self.context or self.fresh_context()

@@ -35,6 +35,7 @@ from scheduler_agent.agent.errors import AgentError, ModelRequestFailed, ModelUn
 from scheduler_agent.agent.events import Retrying
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.sse import IncompleteStream, assemble
+from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS, MAX_RETRY_AFTER_SECONDS
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput
@@ -65,13 +66,6 @@ def make_client(
 OnText = Callable[[str], None]  # a piece of the reply's text, as it streams in
 OnRetry = Callable[[Retrying], None]  # told before each wait between attempts
 
-DEFAULT_TIMEOUT_SECONDS = 600.0
-"""The most one request may take, every attempt and every wait between them included (`--timeout`)."""
-
-MAX_RETRY_AFTER_SECONDS = 60.0
-"""The longest `retry-after` waited for; an API that asks for more is told no, and the person is told when."""
-
-CONNECT_TIMEOUT_SECONDS = 5.0
 _RETRIED_STATUSES = (408, 409, 429)
 
 
