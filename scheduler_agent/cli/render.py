@@ -32,8 +32,10 @@ from scheduler_agent.agent.events import (
     TurnEnded,
     TurnStarted,
 )
+from scheduler_agent.agent.replies import Fit, judge
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.storage.conversations import Reply
 
 # --- what reaches a terminal ----------------------------------------------------------------------
 
@@ -395,4 +397,22 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
             lines.append(f"{mark} {text.splitlines()[0] if text else ''}  [{block['tool_use_id']}]")
         else:
             lines.append(json.dumps(block))
+    return lines
+
+
+def set_aside_lines(replies: list[Reply]) -> list[str]:
+    """The replies kept beside the list (not appended, never sent back), each with why and its usage."""
+    lines = []
+    for reply in replies:
+        if reply.appended or reply.body is None:
+            continue
+        verdict = judge(reply.body)
+        said = (
+            "the model answered with nothing"
+            if verdict.fit is Fit.EMPTY
+            else f"the model's reply could not be used: {'; '.join(verdict.problems) or 'unreadable'}"
+        )
+        usage = usage_line(reply.usage, False) if reply.usage else "no usage"
+        where = f"after [{reply.position - 1}]" if reply.position else "at the start"
+        lines.append(visible(f"({where}) kept beside the list: {said} (stop_reason {reply.stop_reason!r}; {usage})"))
     return lines
