@@ -1,0 +1,115 @@
+"""One process runs a conversation at a time (the lease), and what is written is private and where it was asked."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scheduler_agent.grammar.check import check
+from scheduler_agent.storage import conversations, lease
+from scheduler_agent.storage.conversations import Context, Journal
+from scheduler_agent.storage.db import connect
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
+
+
+def waiting_conversation(path: Path) -> int:
+    """A stored conversation that ends with a user turn the model never answered (resumable)."""
+    from scheduler_agent.calendar.fixtures import seed_demo
+
+    conn = connect(path)
+    seed_demo(conn)
+    cid = conversations.create(
+        conn,
+        Context("claude-sonnet-5-5", 1024, "system", []),
+        started_on="2026-08-27",
+        clock_pin="2026-08-27T08:00:00+00:00",
+    )
+    messages = [{"role": "user", "content": [{"type": "text", "text": "Book Priya"}]}]
+    Journal(conn, cid, []).sync(messages)
+    conn.close()
+    return cid
+
+
+def cli(args: list[str], server: ScriptedServer) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    env |= {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-test-dummy", "SCHEDULER_AGENT_STRICT": "1"}
+    command = [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args]
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tempfile.gettempdir()
+    )
+
+
+@pytest.fixture
+def slow_server() -> Iterator[ScriptedServer]:
+    with ScriptedServer([Reply([text("Booked Monday.")], delay=3.0)] * 2) as server:
+        yield server
+
+
+def test_two_resumes_at_once_one_runs_the_other_says_who_holds_it_exit_8(
+    tmp_path: Path, slow_server: ScriptedServer
+) -> None:
+    path = tmp_path / "cal.db"
+    cid = waiting_conversation(path)
+    runs = [cli(["resume", str(cid), "--db", str(path), "--yes"], slow_server) for _ in range(2)]
+    results = [(run.wait(timeout=60), *run.communicate()) for run in runs]
+    codes = sorted(code for code, _, _ in results)
+    assert codes == [0, 8], results
+    loser = next(err for code, _, err in results if code == 8)
+    assert "is being run elsewhere: process" in loser and "has held it since" in loser and "Traceback" not in loser
+    assert "UNIQUE constraint" not in loser
+    assert len(slow_server.received) == 1  # the model was asked once
+    conn = connect(path)
+    messages = conversations.load(conn, cid)[1]
+    assert [m["role"] for m in messages] == ["user", "assistant"] and check(messages, mode="conversation") == []
+    assert lease.current(conn, cid) is None  # released when the turn ended
+
+
+def test_the_lease_is_claimed_renewed_and_released_by_its_holder(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "cal.db")
+    cid = conversations.create(conn, Context("m", 1, "s", []), started_on="2026-08-27", clock_pin=None)
+    me, other = lease.Holder.me(), lease.Holder("elsewhere.example", 4242)
+    held = lease.claim(conn, cid, other)
+    with pytest.raises(lease.ConversationBusy, match=r"process 4242 on elsewhere.example has held it since") as busy:
+        lease.claim(conn, cid, me)
+    assert busy.value.exit_code == 8 and held.since in str(busy.value)
+    assert lease.renew(conn, cid, other) and not lease.renew(conn, cid, me)
+    lease.release(conn, cid, me)  # not mine: nothing happens
+    assert lease.current(conn, cid) is not None
+    lease.release(conn, cid, other)
+    assert lease.current(conn, cid) is None
+    assert lease.claim(conn, cid, me).holder == me
+
+
+def test_an_expired_lease_or_a_dead_holder_on_this_host_is_taken_over(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "cal.db")
+    cid = conversations.create(conn, Context("m", 1, "s", []), started_on="2026-08-27", clock_pin=None)
+    lease.claim(conn, cid, lease.Holder("elsewhere.example", 1), seconds=-1)  # already expired
+    assert lease.claim(conn, cid, lease.Holder.me()).holder == lease.Holder.me()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    lease.release(conn, cid, lease.Holder.me())
+    lease.claim(conn, cid, lease.Holder(lease.Holder.me().host, int(dead.stdout)))  # a SIGKILLed process's lease
+    assert lease.claim(conn, cid, lease.Holder.me()).holder == lease.Holder.me()
+
+
+def test_deleting_a_conversation_deletes_its_lease(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "cal.db")
+    cid = conversations.create(conn, Context("m", 1, "s", []), started_on="2026-08-27", clock_pin=None)
+    lease.claim(conn, cid, lease.Holder.me())
+    conversations.delete(conn, cid)
+    assert conn.execute("SELECT count(*) FROM leases").fetchone()[0] == 0
+
+
+def test_a_booking_made_before_digests_were_kept_still_answers_its_resumed_call(tmp_path: Path) -> None:
+    from scheduler_agent.calendar.bookings import recorded_result
+
+    conn = connect(tmp_path / "cal.db")
+    conn.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked.')")
+    assert recorded_result(conn, "toolu_old", "any digest") == "Booked."
+    assert sqlite3.connect(tmp_path / "cal.db").execute("SELECT input_digest FROM bookings").fetchone() == (None,)
