@@ -113,3 +113,80 @@ def test_a_booking_made_before_digests_were_kept_still_answers_its_resumed_call(
     conn.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked.')")
     assert recorded_result(conn, "toolu_old", "any digest") == "Booked."
     assert sqlite3.connect(tmp_path / "cal.db").execute("SELECT input_digest FROM bookings").fetchone() == (None,)
+
+
+# --- what is written: private, and only where it was asked ---------------------------------------------
+
+
+def mode_of(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_a_new_database_and_its_wal_and_shm_files_are_0600(tmp_path: Path) -> None:
+    path = tmp_path / "cal.db"
+    conn = connect(path)
+    conn.execute("CREATE TABLE t (x)")  # WAL mode: the -wal and -shm files exist while it is open
+    assert {p.name: mode_of(p) for p in tmp_path.glob("cal.db*")} == {
+        "cal.db": 0o600,
+        "cal.db-wal": 0o600,
+        "cal.db-shm": 0o600,
+    }
+
+
+def test_an_existing_database_keeps_the_mode_its_owner_gave_it(tmp_path: Path) -> None:
+    path = tmp_path / "cal.db"
+    path.touch(mode=0o640)
+    path.chmod(0o640)
+    connect(path).close()
+    assert mode_of(path) == 0o640
+
+
+def test_the_default_data_folder_is_made_0700_and_a_folder_the_person_has_is_never_chmod_ed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scheduler_agent.storage.db import data_dir, open_db
+
+    open_db(None).close()
+    assert mode_of(data_dir()) == 0o700 and mode_of(data_dir() / "scheduler.db") == 0o600
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    theirs.chmod(0o755)
+    monkeypatch.setenv("XDG_DATA_HOME", str(theirs))
+    (theirs / "scheduler-agent").mkdir(mode=0o755)
+    (theirs / "scheduler-agent").chmod(0o755)
+    open_db(None).close()
+    assert mode_of(theirs / "scheduler-agent") == 0o755
+
+
+def test_dumps_and_cassettes_are_0600(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cli import app
+
+    api([Reply([text("ok")])])
+    dump, cassette = demo_db.parent / "dump.jsonl", demo_db.parent / "session.yaml"
+    args = ["ask", "hi", "--db", str(demo_db), "--dump-array-file", str(dump), "--record", str(cassette)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    assert mode_of(dump) == 0o600 and mode_of(cassette) == 0o600
+    assert "interactions" in cassette.read_text()
+
+
+@pytest.mark.parametrize("option", ["--db", "--dump-array-file", "--record"])
+def test_a_path_in_a_missing_folder_is_refused_in_one_line_and_no_folder_is_made(
+    demo_db: Path,
+    api,
+    option: str,  # type: ignore[no-untyped-def]
+) -> None:
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cli import app
+
+    api([Reply([text("ok")])])
+    missing = demo_db.parent / "no" / "such"
+    args = ["ask", "hi", "--db", str(demo_db), option, str(missing / "file")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and f"the folder {missing} does not exist" in errors[0]
+    assert not (demo_db.parent / "no").exists()

@@ -20,6 +20,7 @@ import typer
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.storage.db import data_dir
+from scheduler_agent.storage.files import make_data_folder
 
 DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
 
@@ -62,7 +63,7 @@ def save_traceback(exc: BaseException) -> Path:
     text = "".join(traceback.format_exception(exc))
     for folder in (data_dir(), Path(os.environ.get("TMPDIR", "/tmp"))):
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            make_data_folder(folder)
             path = folder / "last-error.txt"
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(descriptor, "w", encoding="utf-8") as out:

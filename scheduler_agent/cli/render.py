@@ -36,6 +36,7 @@ from scheduler_agent.agent.replies import Fit, judge
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.conversations import Reply
+from scheduler_agent.storage.files import open_private, require_folder
 
 # --- what reaches a terminal ----------------------------------------------------------------------
 
@@ -329,12 +330,12 @@ class ArrayDumpFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        require_folder(path, "--dump-array-file")  # no folders are made for a path the person gives
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RequestSent):
             record = {"iteration": event.iteration, "messages": event.request["messages"], "request": event.request}
-            with self.path.open("a", encoding="utf-8") as file:
+            with open_private(self.path, "a") as file:  # a new dump is 0600: it holds the conversation
                 file.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
