@@ -190,3 +190,21 @@ def test_a_path_in_a_missing_folder_is_refused_in_one_line_and_no_folder_is_made
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
     assert len(errors) == 1 and f"the folder {missing} does not exist" in errors[0]
     assert not (demo_db.parent / "no").exists()
+
+
+def test_streamed_text_is_joined_per_block_in_order_with_interleaved_blocks() -> None:
+    """The text is joined once per block (linear; benchmarks/sse_assembly.py has the figures)."""
+    from scheduler_agent.api.sse import assemble
+
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {}}
+    events: list[tuple[str, dict]] = [("message_start", {"message": message})]  # type: ignore[type-arg]
+    events.append(("content_block_start", {"index": 0, "content_block": {"type": "text", "text": "A:"}}))
+    events.append(("content_block_start", {"index": 1, "content_block": {"type": "text", "text": ""}}))
+    for i in range(2000):
+        events.append(("content_block_delta", {"index": i % 2, "delta": {"type": "text_delta", "text": f"{i},"}}))
+    events += [("content_block_stop", {"index": 0}), ("content_block_stop", {"index": 1}), ("message_stop", {})]
+    seen: list[str] = []
+    reply = assemble(events, seen.append)
+    assert reply["content"][0]["text"] == "A:" + "".join(f"{i}," for i in range(0, 2000, 2))
+    assert reply["content"][1]["text"] == "".join(f"{i}," for i in range(1, 2000, 2))
+    assert len(seen) == 2000

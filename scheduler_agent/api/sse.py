@@ -31,6 +31,7 @@ def assemble(events: Iterable[tuple[str, JSON]], on_text: OnText | None = None) 
     """
     message: JSON | None = None
     partial_json: dict[int, list[str]] = {}
+    texts: dict[int, list[str]] = {}  # text pieces per block, joined once: appending each would be quadratic
     for name, data in events:
         if name == "message_start":
             message = copy.deepcopy(data["message"])  # built up in place: the events stay as they came
@@ -45,7 +46,7 @@ def assemble(events: Iterable[tuple[str, JSON]], on_text: OnText | None = None) 
             block, delta = content[data["index"]], data["delta"]
             match delta.get("type"):
                 case "text_delta":
-                    block["text"] = block.get("text", "") + delta["text"]
+                    texts.setdefault(data["index"], [block.get("text") or ""]).append(delta["text"])
                     if on_text is not None:
                         on_text(delta["text"])
                 case "input_json_delta":
@@ -57,6 +58,7 @@ def assemble(events: Iterable[tuple[str, JSON]], on_text: OnText | None = None) 
                 case "citations_delta":
                     block["citations"] = [*(block.get("citations") or []), delta["citation"]]
         elif name == "content_block_stop":
+            _join_text(content, texts, data["index"])
             pieces = "".join(partial_json.pop(data["index"], []))
             if pieces:
                 try:
@@ -69,8 +71,16 @@ def assemble(events: Iterable[tuple[str, JSON]], on_text: OnText | None = None) 
             usage = message.setdefault("usage", {})
             usage.update({key: value for key, value in data.get("usage", {}).items() if value is not None})
         elif name == "message_stop":
+            for index in list(texts):
+                _join_text(message["content"], texts, index)
             return message
     raise IncompleteStream("the stream ended before message_stop")
+
+
+def _join_text(content: list[JSON], texts: dict[int, list[str]], index: int) -> None:
+    pieces = texts.pop(index, None)
+    if pieces is not None:
+        content[index]["text"] = "".join(pieces)
 
 
 def _set_before(target: JSON, key: str, value: Any, anchor: str) -> None:
