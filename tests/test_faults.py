@@ -232,3 +232,30 @@ def test_conversations_show_lists_what_was_kept_beside_the_list(demo_db: Path, a
     assert "refusal" in line and "kept beside the list" in line
     as_json = json.loads(invoke("conversations", "show", "1", "--db", str(demo_db), "--json").stdout)
     assert as_json == [{"role": "user", "content": [{"type": "text", "text": "Book Priya"}]}]  # the array, exactly
+
+
+# --- dates near the ends of the calendar ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pin", ["9999-12-31T23:59", "9999-12-31", "0001-01-01T00:00"])
+def test_a_pin_near_the_end_of_the_calendar_is_one_clear_line(demo_db: Path, pin: str) -> None:
+    result = invoke("calendar", "show", "--db", str(demo_db), "--today", pin)
+    assert_clean(result, 1, "too near the end of the calendar")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("create_event", {"with": "priya", "start": "9999-12-31T23:30", "minutes": 30}),
+        ("create_event", {"with": "priya", "start": "0001-01-01T00:30", "minutes": 30}),
+        ("find_free_slots", {"person": "priya", "week": "9999-12-31"}),
+    ],
+)
+def test_a_date_near_the_end_of_the_calendar_is_a_clear_result_not_an_internal_error(
+    tools: Any, name: str, arguments: dict[str, Any]
+) -> None:
+    from scheduler_agent.agent.toolbox import answer_call
+
+    result = answer_call(tools, {"type": "tool_use", "id": "toolu_end", "name": name, "input": arguments})
+    assert result["is_error"] is True
+    assert "too near the end of the calendar" in result["content"] and "internal error" not in result["content"]

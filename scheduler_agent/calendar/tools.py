@@ -23,7 +23,7 @@ from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, ToolError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.bookings import booking_for, input_digest, record_booking, recorded_result
-from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.clock import Clock, out_of_calendar, within_calendar
 from scheduler_agent.calendar.events import add_event, events_for
 from scheduler_agent.calendar.people import get_owner, list_people, match_people, names_owner
 from scheduler_agent.calendar.slots import (
@@ -347,7 +347,10 @@ class CalendarTools:
     def parse_week(self, text: str, owner: Person) -> date:
         try:
             if _DATE.fullmatch(text.strip()):
-                return date.fromisoformat(text.strip())
+                day = date.fromisoformat(text.strip())
+                if not within_calendar(day):  # a week added to it would overflow
+                    raise ToolError(f"week {out_of_calendar(text)}.")
+                return day
         except ValueError:
             pass
         today = self.clock.today(owner.tz)
@@ -364,6 +367,8 @@ class CalendarTools:
             if not _START.fullmatch(value):
                 raise ValueError(value)
             moment = datetime.fromisoformat(value)
+            if not within_calendar(moment.date()):  # a zone or a length added to it would overflow
+                raise ToolError(f"start {out_of_calendar(text)}.")
         except ValueError:
             today = self.clock.today(owner.tz)
             raise ToolError(
