@@ -259,3 +259,52 @@ def test_a_date_near_the_end_of_the_calendar_is_a_clear_result_not_an_internal_e
     result = answer_call(tools, {"type": "tool_use", "id": "toolu_end", "name": name, "input": arguments})
     assert result["is_error"] is True
     assert "too near the end of the calendar" in result["content"] and "internal error" not in result["content"]
+
+
+# --- a rule that expands without end ---------------------------------------------------------------------
+
+EVERY_SECOND_ONCE_A_YEAR = (
+    "FREQ=YEARLY;BYHOUR="
+    + ",".join(map(str, range(24)))
+    + ";BYMINUTE="
+    + ",".join(map(str, range(60)))
+    + ";BYSECOND="
+    + ",".join(map(str, range(60)))
+)
+
+
+def repeating(db: Path, rule: str) -> None:
+    from datetime import UTC, datetime
+
+    from scheduler_agent.calendar.events import add_event
+    from scheduler_agent.calendar.types import Recurrence
+
+    conn = connect(db)
+    first = datetime(2026, 8, 31, 8, tzinfo=UTC)
+    add_event(conn, "Storm", first, first.replace(minute=30), ["you"], tz="Europe/London", recurrence=Recurrence(rule))
+    conn.close()
+
+
+def test_a_rule_listing_every_hour_minute_and_second_gives_a_clear_text_not_a_long_wait(demo_db: Path) -> None:
+    from datetime import UTC, datetime
+
+    from scheduler_agent.calendar.events import events_for
+    from scheduler_agent.calendar.types import CalendarError
+
+    repeating(demo_db, EVERY_SECOND_ONCE_A_YEAR)
+    with pytest.raises(CalendarError, match=r"more than \d[\d,]* occurrences .* busy time can repeat hourly at most"):
+        events_for(connect(demo_db), "you", datetime(2026, 8, 31, tzinfo=UTC), datetime(2026, 9, 7, tzinfo=UTC))
+    result = invoke("calendar", "show", "--week", "2026-08-31", "--db", str(demo_db), "--today", "2026-08-27")
+    assert_clean(result, 1, "busy time can repeat hourly at most")
+
+
+def test_an_hourly_rule_over_a_week_is_still_expanded_whole(demo_db: Path) -> None:
+    from datetime import UTC, datetime
+
+    from scheduler_agent.calendar.events import events_for
+
+    repeating(demo_db, "FREQ=HOURLY")
+    week = events_for(
+        connect(demo_db), "you", datetime(2026, 8, 31, 8, tzinfo=UTC), datetime(2026, 9, 7, 8, tzinfo=UTC)
+    )
+    assert len([event for event in week if event.title == "Storm"]) == 7 * 24

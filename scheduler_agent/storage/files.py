@@ -24,7 +24,7 @@ PRIVATE_FOLDER = 0o700
 def require_folder(path: Path, what: str) -> None:
     """Raise InputError, naming the folder, unless the folder `path` goes in exists."""
     folder = path.parent
-    if not folder.is_dir():
+    if not folder.exists():  # one that is a file fails on open, with its own message
         raise InputError(
             f"{what} {path}: the folder {folder} does not exist. scheduler-agent makes no folders for a path "
             "you give: create it first, or give a path in a folder that exists"
