@@ -21,6 +21,7 @@ from scheduler_agent.cli.options import (
     DumpArrayFileOption,
     DumpArrayOption,
 )
+from scheduler_agent.cli.repair import repair_command
 
 EXIT_CODES = """Exit codes: 0 done · 1 error · 2 usage · 3 iteration bound reached (the list is valid; send a new
 message to go on) · 4 the model stopped (max_tokens, refusal, context window, pause) · 5 the API unavailable
@@ -35,6 +36,7 @@ app = typer.Typer(
 )
 app.add_typer(calendar_app, name="calendar")
 app.add_typer(conversations_app, name="conversations")
+conversations_app.command("repair")(repair_command)
 
 
 @app.command()

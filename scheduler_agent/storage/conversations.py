@@ -241,3 +241,30 @@ class Journal:
                     "INSERT INTO entries (conversation_id, position, role, content) VALUES (?,?,?,?)",
                     (self.cid, position, entry["role"], _dumps(entry["content"])),
                 )
+
+
+def rewrite(conn: sqlite3.Connection, cid: int, before: list[JSON], after: list[JSON], changes: list[str]) -> None:
+    """Replace the stored list by `after` (a repair), recording the changes and the list `before` beside it."""
+    with transaction(conn):
+        stored = [m for m in load(conn, cid)[1]]
+        if stored != before:
+            raise AgentError(f"conversation {cid} changed while it was being repaired: run the repair again")
+        conn.execute("DELETE FROM entries WHERE conversation_id = ?", (cid,))
+        for position, entry in enumerate(after):
+            conn.execute(
+                "INSERT INTO entries (conversation_id, position, role, content) VALUES (?,?,?,?)",
+                (cid, position, entry["role"], _dumps(entry["content"])),
+            )
+        conn.execute(
+            "INSERT INTO repairs (conversation_id, seq, changes, before) VALUES"
+            " (?, (SELECT coalesce(max(seq), 0) + 1 FROM repairs WHERE conversation_id = ?), ?, ?)",
+            (cid, cid, _dumps(changes), _dumps(before)),
+        )
+
+
+def repairs(conn: sqlite3.Connection, cid: int) -> list[tuple[str, list[str]]]:
+    """(when, changes) of each repair of the conversation, oldest first."""
+    rows = conn.execute(
+        "SELECT repaired_at, changes FROM repairs WHERE conversation_id = ? ORDER BY seq", (cid,)
+    ).fetchall()
+    return [(row[0], json.loads(row[1])) for row in rows]

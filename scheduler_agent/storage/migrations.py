@@ -199,11 +199,12 @@ def m007_replies(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m010_leases(conn: sqlite3.Connection) -> None:
+def m010_leases_and_repairs(conn: sqlite3.Connection) -> None:
     """Who runs each conversation: one lease per conversation id, with its holder and expiry (storage/lease.py).
 
     A second process that wants to run a conversation someone holds is refused (exit 8), not let in to
-    re-run the round and fail on a duplicate entry.
+    re-run the round and fail on a duplicate entry. And each `conversations repair`: what it changed,
+    with the whole list as it was before.
     """
     _run(
         conn,
@@ -214,6 +215,16 @@ def m010_leases(conn: sqlite3.Connection) -> None:
             holder_pid INTEGER NOT NULL,
             since TEXT NOT NULL,     -- ISO UTC: when this holder claimed it
             expires TEXT NOT NULL    -- ISO UTC: it lapses then unless renewed
+        )
+        """,
+        """
+        CREATE TABLE repairs (
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            changes TEXT NOT NULL,   -- JSON: one sentence per change
+            before TEXT NOT NULL,    -- JSON: the whole list before the repair
+            repaired_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (conversation_id, seq)
         )
         """,
     )
