@@ -42,7 +42,7 @@ def repair_command(
         typer.echo(f"  - {change}")
     if mended.left:
         raise _cannot(cid, mended.left)
-    if not yes and not typer.confirm("Repair it?", default=False, err=True):
+    if not yes and not _confirmed():
         typer.echo("Nothing was changed.", err=True)
         raise typer.Exit(1)
     conversations.rewrite(conn, cid, messages, mended.messages, mended.changes)
@@ -59,3 +59,10 @@ def _cannot(cid: int, left: list[str]) -> Exception:
         f"conversation {cid} cannot be repaired by the smallest change: {'; '.join(left)}. "
         f"`scheduler-agent conversations show {cid} --json` shows the list"
     )
+
+
+def _confirmed() -> bool:
+    try:
+        return bool(typer.confirm("Repair it?", default=False, err=True))
+    except typer.Abort:  # standard input ended: no answer is a no
+        return False

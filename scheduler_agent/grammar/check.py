@@ -97,7 +97,7 @@ def source_of(violation: Violation, messages: Sequence[Any] | None) -> str:
     role = _role(entry)
     of_the_list = ("`tool_use` ids were found without", "two ", "a request must end", "the assistant turn is not")
     if violation.cause.startswith(of_the_list):  # what follows (or replaced) the entry, not the entry itself
-        return f"the code that built the list, after messages[{index}]"
+        return f"the code that built the list, at messages[{index}]"
     if role == "assistant":
         return f"the model's reply at messages[{index}], stored as it came"
     if role == "user":
