@@ -308,3 +308,38 @@ def test_an_hourly_rule_over_a_week_is_still_expanded_whole(demo_db: Path) -> No
         connect(demo_db), "you", datetime(2026, 8, 31, 8, tzinfo=UTC), datetime(2026, 9, 7, 8, tzinfo=UTC)
     )
     assert len([event for event in week if event.title == "Storm"]) == 7 * 24
+
+
+# --- what reaches the terminal ---------------------------------------------------------------------------
+
+HOSTILE = "Booked.\x1b[2J\x1b]0;pwned\x07 \u202eevil\u202c\x00\rX\x9b"
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_control_and_bidi_characters_are_shown_not_obeyed_and_stored_verbatim(
+    demo_db: Path, api: Serve, stream: bool
+) -> None:
+    api([Reply([text(HOSTILE)])])
+    result = ask(demo_db, "Book Priya", *([] if stream else ["--no-stream"]))
+    assert result.exit_code == 0, result.stderr
+    for raw in ("\x1b", "\u202e", "\u202c", "\x00", "\r", "\x07", "\x9b"):
+        assert raw not in result.stdout
+    assert "Booked.␛[2J␛]0;pwned␇ <U+202E>evil<U+202C>␀␍X<U+009B>" in result.stdout
+    assert stored(demo_db)[1]["content"] == [text(HOSTILE)]  # the list keeps what the model sent
+    shown = invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
+    assert "\x1b" not in shown and "\u202e" not in shown and "␛[2J" in shown
+    as_json = json.loads(invoke("conversations", "show", "1", "--db", str(demo_db), "--json").stdout)
+    assert as_json[1]["content"][0]["text"] == HOSTILE
+
+
+def test_a_tool_result_quoting_a_hostile_title_is_shown_safely_in_the_trace(demo_db: Path, api: Serve) -> None:
+    call = tool_use(
+        "toolu_1",
+        "create_event",
+        {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30, "title": "Sync \x1b]0;title\x07 \u202egnp.exe"},
+    )
+    api([Reply([call], "tool_use"), Reply([text("Done.")])])
+    result = ask(demo_db, "Book Priya Monday 2pm")
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+    assert "<U+202E>gnp.exe" in result.stderr
