@@ -343,3 +343,8 @@ def test_a_tool_result_quoting_a_hostile_title_is_shown_safely_in_the_trace(demo
     assert result.exit_code == 0, result.stderr
     assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
     assert "<U+202E>gnp.exe" in result.stderr
+
+
+def test_help_names_exit_codes_7_and_8() -> None:
+    shown = " ".join(invoke("--help").stdout.split())
+    assert "7 the model's reply could not be used" in shown and "8 the conversation is being run elsewhere" in shown
