@@ -37,8 +37,8 @@ def utc(text: str) -> datetime:
 
 
 def test_migrations_are_applied_once_and_recorded(tmp_path: Path) -> None:
-    path = tmp_path / "deep" / "er" / "calendar.db"
-    first = db.connect(path)  # creates the folders too
+    path = tmp_path / "calendar.db"  # no folders are made for a given path (tests/test_reliability.py)
+    first = db.connect(path)
     names = [name for name, _ in MIGRATIONS]
     assert db.applied_migrations(first) == names
     first.close()

@@ -17,6 +17,7 @@ TODAY = ["--today", "2026-08-27"]
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
+    (tmp_path / "data").mkdir()  # a folder the person gives must exist: none is made for it
     return tmp_path / "data" / "calendar.db"
 
 

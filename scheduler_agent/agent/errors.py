@@ -35,3 +35,9 @@ class CassetteError(AgentError):
     """A replay diverged from its cassette, or left recorded interactions unused."""
 
     exit_code = 1
+
+
+class UnusableReply(AgentError):
+    """The model's (or the API's) reply could not be used: the list was left as it was."""
+
+    exit_code = 7

@@ -42,6 +42,28 @@ class ReplyReceived:
 
 
 @dataclass(frozen=True)
+class ReplySetAside:
+    """A reply that was NOT appended: it was empty (`fit` "empty") or the API would refuse it back
+    ("unusable", `problems` say why). It is stored beside the list; the list is as it was."""
+
+    iteration: int
+    reply: JSON
+    fit: str
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The API failed (`status`, e.g. 529, and its error `kind`); the request is sent again in `wait` seconds."""
+
+    status: int | None
+    kind: str
+    wait: float
+    attempt: int  # the attempt about to be made, from 2
+    attempts: int  # how many there are at most
+
+
+@dataclass(frozen=True)
 class ApprovalAsked:
     """Before a side effect: the person is asked to approve what `summary` says."""
 
@@ -87,6 +109,7 @@ class Stop(Enum):
     DONE = 0
     ITERATION_BOUND = 3
     MODEL_STOPPED = 4
+    UNUSABLE_REPLY = 7  # the model's reply could not be used (kept beside the list, not in it)
 
     @property
     def exit_code(self) -> int:
@@ -122,6 +145,8 @@ Event = (
     | RequestSent
     | TextDelta
     | ReplyReceived
+    | ReplySetAside
+    | Retrying
     | ToolCalled
     | ApprovalAsked
     | ApprovalAnswered

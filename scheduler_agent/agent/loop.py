@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from scheduler_agent.agent.events import (
     ReplyReceived,
+    ReplySetAside,
     Report,
     RequestSent,
     RoundAnswered,
@@ -20,6 +21,7 @@ from scheduler_agent.agent.events import (
     TurnEnded,
     TurnOutcome,
 )
+from scheduler_agent.agent.replies import Fit, Verdict, call_ids, judge
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, Toolbox, run_call
 from scheduler_agent.agent.types import JSON
 
@@ -32,7 +34,8 @@ def run_turn(
 ) -> TurnOutcome:
     """Run the model on `messages` (which ends with a user turn) until it stops asking for tools.
 
-    `messages` is changed in place and is valid to send again whenever this returns or raises.
+    `messages` is changed in place and is valid to send again whenever this returns or raises. A reply
+    that is empty, or that the API would refuse to take back, is not appended (see replies.py).
     """
     while True:
         iteration = iterations_in_turn(messages) + 1
@@ -41,6 +44,10 @@ def run_turn(
         request = build(messages)
         report(RequestSent(iteration, request))
         reply = send(request)
+        verdict = judge(reply, call_ids(messages))
+        if not verdict.usable:  # kept beside the list, never in it: the list stays valid to send again
+            report(ReplySetAside(iteration, reply, verdict.fit, verdict.problems))
+            return ended(report, set_aside(reply, verdict, iteration))
         messages.append({"role": "assistant", "content": reply["content"]})  # verbatim, before any tool runs
         report(ReplyReceived(iteration, reply))
         calls = tool_uses(reply)
@@ -116,8 +123,10 @@ def text_of(reply: JSON) -> str:
 
 def describe_call(call: JSON) -> str:
     """`create_event(with="priya", minutes=30)`: a call as a person reads it, its values as JSON."""
-    args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in call.get("input", {}).items())
-    return f"{call['name']}({args})"
+    arguments = call.get("input")
+    items = arguments.items() if isinstance(arguments, dict) else []  # a malformed call is still shown
+    args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in items)
+    return f"{call.get('name')}({args})"
 
 
 def last_calls(messages: list[JSON]) -> list[JSON]:
@@ -152,6 +161,27 @@ def model_stopped(reply: JSON, iteration: int) -> TurnOutcome:
     if details:
         statement += f" ({details})"
     return TurnOutcome(Stop.MODEL_STOPPED, iteration, text_of(reply), statement, reason, tool_uses(reply))
+
+
+def set_aside(reply: JSON, verdict: Verdict, iteration: int) -> TurnOutcome:
+    """The outcome of a reply that was not appended; the statement says it was the model's."""
+    reason = reply.get("stop_reason") if isinstance(reply, dict) else None
+    kept = "Its reply is kept beside the conversation (`conversations show`), not in the list"
+    if verdict.fit is Fit.EMPTY:
+        head = "The model answered with nothing"
+        if reason not in (None, "end_turn", "stop_sequence"):
+            stopped = _STOP_STATEMENTS.get(str(reason), f"The model stopped ({reason}).")
+            head = f"{stopped[:-1]}, and answered with nothing"
+        statement = (
+            f"{head} (stop_reason {reason!r}). {kept}, which ends with your turn: send a new message "
+            "(it joins your last one) or resume to ask again."
+        )
+        return TurnOutcome(Stop.MODEL_STOPPED, iteration, statement=statement, stop_reason=reason)
+    statement = (
+        f"The model's reply could not be used: {'; '.join(verdict.problems)} (the API would refuse it back). "
+        f"{kept}, which is unchanged: send a new message or resume to ask again."
+    )
+    return TurnOutcome(Stop.UNUSABLE_REPLY, iteration, statement=statement, stop_reason=reason)
 
 
 def not_run(call: JSON, why: str) -> JSON:

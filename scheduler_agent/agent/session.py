@@ -10,19 +10,23 @@ from __future__ import annotations
 import copy
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from scheduler_agent.agent.approval import ApprovingToolbox, Decide
-from scheduler_agent.agent.errors import AgentError, ModelUnavailable
+from scheduler_agent.agent.errors import AgentError, InputError, ModelUnavailable
 from scheduler_agent.agent.events import (
     Event,
     GrammarWarning,
     ReplyReceived,
+    ReplySetAside,
     Report,
     RequestSent,
     RoundAnswered,
     ToolAnswered,
+    ToolCalled,
     TurnOutcome,
     TurnStarted,
 )
@@ -36,7 +40,7 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check, conversation_state
-from scheduler_agent.storage import conversations
+from scheduler_agent.storage import conversations, lease
 from scheduler_agent.storage.conversations import Context, Journal, Reply
 from scheduler_agent.testing import faults
 
@@ -58,6 +62,12 @@ def system_prompt(conn: sqlite3.Connection, clock: Clock) -> str:
     )
 
 
+def refuse_empty(text: str) -> None:
+    """An empty (or all-whitespace) text is the person's mistake: refused before anything is stored."""
+    if not text.strip():
+        raise InputError('The text to send is empty: say what to schedule, e.g. "a meeting with Priya next week"')
+
+
 @dataclass(frozen=True)
 class Settings:
     model: str
@@ -67,6 +77,7 @@ class Settings:
     tool_deadline: float = TOOL_DEADLINE_SECONDS
     trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (agent/trim.py)
     stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
+    request_timeout: float = 600.0  # seconds one request to the model may take in all (`--timeout`)
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -97,6 +108,8 @@ class Session:
         self.toolbox: Toolbox = tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen)
         self.context: Context | None = None  # what the API sees besides the list, as last sent or stored
         self._sent: tuple[int, int] = (0, 0)  # the last request's list length and size in bytes
+        self.holder = lease.Holder.me()
+        self._holding = False  # this session holds the lease on its stored conversation (a turn is running)
 
     # --- opening ----------------------------------------------------------------------------
 
@@ -138,18 +151,62 @@ class Session:
     # --- turns ------------------------------------------------------------------------------
 
     def ask(self, text: str) -> TurnOutcome:
-        """The person's text joins the list, then the loop runs until the model answers or a bound stops it."""
-        fresh = self.fresh_context()
-        if fresh != self.context and self.cid is not None:
-            conversations.update_context(self.conn, self.cid, fresh)
-        self.context = fresh
-        add_user_text(self.messages, text)
-        self._sync()
-        self.report(TurnStarted(text))
-        return self._run(self.settings.max_iterations)
+        """The person's text joins the list, then the loop runs until the model answers or a bound stops it.
+
+        An empty text is refused before anything is stored: the API takes no empty turn back."""
+        if not text.strip():
+            raise InputError('The text to send is empty: say what to schedule, e.g. "a meeting with Priya next week"')
+        with self._leased():
+            fresh = self.fresh_context()
+            if fresh != self.context and self.cid is not None:
+                conversations.update_context(self.conn, self.cid, fresh)
+            self.context = fresh
+            add_user_text(self.messages, text)
+            self._sync()
+            self.report(TurnStarted(text))
+            return self._run(self.settings.max_iterations)
 
     def resume(self) -> TurnOutcome:
         """Finish an interrupted turn with no new input: answer an unanswered round, or ask the model again."""
+        with self._leased():
+            return self._resume()
+
+    @contextmanager
+    def _leased(self) -> Iterator[None]:
+        """Hold this conversation's lease while a turn runs (a stored one; exit 8 when another process does).
+
+        What was stored meanwhile by the process that held it before is read first."""
+        if self.cid is None:
+            yield
+            return
+        lease.claim(self.conn, self.cid, self.holder)
+        self._holding = True
+        try:
+            self._reload_if_changed()
+            yield
+        finally:
+            self._holding = False
+            lease.release(self.conn, self.cid, self.holder)
+
+    def _renew(self) -> None:
+        assert self.cid is not None
+        if not lease.renew(self.conn, self.cid, self.holder):
+            raise lease.ConversationBusy(
+                f"conversation {self.cid} was taken over by another process after this one's lease lapsed; "
+                "this process stopped before changing anything more"
+            )
+
+    def _reload_if_changed(self) -> None:
+        assert self.cid is not None and self.journal is not None
+        record, stored = conversations.load(self.conn, self.cid)
+        last = conversations.Journal(self.conn, self.cid, stored).last
+        if len(stored) != self.journal.stored or last != self.journal.last:  # another process wrote it meanwhile
+            self.messages[:] = stored
+            self.journal = Journal(self.conn, self.cid, self.messages)
+            self.checker.reset()
+            self.context = record.context
+
+    def _resume(self) -> TurnOutcome:
         state = conversation_state(self.messages)
         if state == "complete":
             raise AgentError(
@@ -194,7 +251,13 @@ class Session:
                 violations = check(view, mode="request")
         refused = violations if self.settings.strict else [v for v in violations if not v.api_accepts]
         if refused:
-            raise GrammarError(refused)
+            advice = ""
+            if self.cid is not None:
+                advice = (
+                    f"`scheduler-agent conversations repair {self.cid}` shows what is wrong and makes the smallest "
+                    "change that makes the list valid again."
+                )
+            raise GrammarError(refused, view, advice)
         if violations:
             self.report(GrammarWarning(violations))
         context = self.context or self.fresh_context()
@@ -209,10 +272,14 @@ class Session:
 
     def _listen(self, event: Event) -> None:
         """Store first, then tell the person: what is reported has already been written."""
-        if isinstance(event, ReplyReceived):
+        if self._holding and isinstance(event, RequestSent | ToolCalled):  # before a wait: the model, a tool
+            self._renew()
+        if isinstance(event, ReplySetAside):
+            self._sync(self._reply_record(event.iteration, event.reply, len(self.messages), kept=True))
+        elif isinstance(event, ReplyReceived):
             # Only the newest: older turns were checked against theirs when they were new.
             self.raw = {len(self.messages) - 1: copy.deepcopy(event.reply["content"])}
-            self._sync(self._reply_record(event))
+            self._sync(self._reply_record(event.iteration, event.reply, len(self.messages) - 1))
             faults.reach("after_assistant_stored")
         elif isinstance(event, RoundAnswered):
             self._sync()
@@ -231,15 +298,20 @@ class Session:
         calls = tool_uses(self.messages[-1]) if self.messages[-1]["role"] == "assistant" else []
         return len(calls) > 1 and calls[0]["id"] == call["id"]
 
-    def _reply_record(self, event: ReplyReceived) -> Reply:
-        reply = event.reply
+    def _reply_record(self, iteration: int, reply: JSON, position: int, kept: bool = False) -> Reply:
+        """The row beside the list; a reply kept out of the list (`kept`) keeps its whole body there."""
+        body = reply if isinstance(reply, dict) else {"unreadable": repr(reply)}
+        usage = body.get("usage")
+        stop_reason = body.get("stop_reason")
         return Reply(
-            position=len(self.messages) - 1,
-            iteration=event.iteration,
-            model=str(reply.get("model", "")),
-            stop_reason=reply.get("stop_reason"),
-            usage=dict(reply.get("usage") or {}),
+            position=position,
+            iteration=iteration,
+            model=str(body.get("model", "")),
+            stop_reason=stop_reason if isinstance(stop_reason, str) else None,
+            usage=dict(usage) if isinstance(usage, dict) else {},
             request_bytes=self._sent[1],
+            appended=not kept,
+            body=body if kept else None,
         )
 
     def _sync(self, reply: Reply | None = None) -> None:

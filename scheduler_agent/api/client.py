@@ -11,22 +11,31 @@ stream has ended, so an interrupted stream (Ctrl-C, a dropped connection) leaves
 Why not the SDK's `messages.stream()` helper: it puts `"stream": true` last in the body (the
 request builder, like `messages.create`, puts it before `system`, so the dump is the bytes sent),
 and its `get_final_message()` is a pydantic object whose serialisation orders keys alphabetically.
-Here `messages.create` sends the request dict as it is, and the raw events (`anthropic.Stream.raw_events`)
+Here `messages.create` sends the request dict as it is (streamed or not, the body is read through
+`with_streaming_response`, so a reply that trickles in is cut off at the request's deadline), and
+the raw events (`anthropic.Stream.raw_events`)
 are assembled as JSON, key order kept: `assemble` below is the SDK's own accumulation, done on the JSON.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
+import random
+import time
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import anthropic
 import httpx2
 
-from scheduler_agent.agent.errors import ModelRequestFailed, ModelUnavailable
+from scheduler_agent.agent.deadline import Deadline
+from scheduler_agent.agent.errors import AgentError, ModelRequestFailed, ModelUnavailable, UnusableReply
+from scheduler_agent.agent.events import Retrying
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.sse import IncompleteStream, assemble
+from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS, MAX_RETRY_AFTER_SECONDS
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput
@@ -55,65 +64,210 @@ def make_client(
 
 
 OnText = Callable[[str], None]  # a piece of the reply's text, as it streams in
+OnRetry = Callable[[Retrying], None]  # told before each wait between attempts
+
+_RETRIED_STATUSES = (408, 409, 429)
 
 
 class ModelAPI:
     """`send(request) -> response body`, turning SDK failures into one-line errors for people.
 
-    `on_text` hears each text delta of a streamed request (one with `"stream": true`), in order."""
+    `on_text` hears each text delta of a streamed request (one with `"stream": true`), in order.
 
-    def __init__(self, client: anthropic.Anthropic, on_text: OnText | None = None) -> None:
-        self.client = client
+    Retries are done here, not by the SDK (the client is used with `max_retries=0`): as many as the
+    client was made with, each announced to `on_retry` before its wait, a `retry-after` obeyed up to
+    MAX_RETRY_AFTER_SECONDS and refused beyond it, and all of it within `timeout` seconds: each
+    attempt's read timeout is what is left of that deadline, and a streamed reply is cut off at it.
+    """
+
+    def __init__(
+        self,
+        client: anthropic.Anthropic,
+        on_text: OnText | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        on_retry: OnRetry | None = None,
+        max_retry_after: float = MAX_RETRY_AFTER_SECONDS,
+    ) -> None:
+        self.retries = client.max_retries
+        self.client = client.with_options(max_retries=0)
         self.on_text = on_text
+        self.timeout = timeout
+        self.on_retry = on_retry
+        self.max_retry_after = max_retry_after
 
     def send(self, request: JSON) -> JSON:
-        try:
+        deadline = Deadline.after(self.timeout)
+        attempts = self.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._attempt(request, deadline)
+            except Exception as exc:
+                wait = self._wait_before_retry(exc, attempt, attempts, deadline)
+                if wait is None:
+                    raise self._failure(exc, attempt) from exc
+                if self.on_retry is not None:
+                    status, kind = _what_failed(exc)
+                    self.on_retry(Retrying(status, kind, wait, attempt + 1, attempts))
+                time.sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _attempt(self, request: JSON, deadline: Deadline) -> JSON:
+        """One POST, its read timeout what is left of the deadline; the body read (or streamed) within it."""
+        left = deadline.remaining()
+        if left <= 0:
+            raise TimedOut(self.timeout)
+        timeout = httpx2.Timeout(left, connect=min(CONNECT_TIMEOUT_SECONDS, left))
+        with self.client.messages.with_streaming_response.create(**request, timeout=timeout) as response:
             if request.get("stream"):
-                return self._stream(request)
-            raw = self.client.messages.with_raw_response.create(**request)
-            body: JSON = json.loads(raw.http_response.content)
-            return body
-        except anthropic.CredentialsError as exc:
-            raise ModelRequestFailed(f"{exc} {NO_CREDENTIALS}") from exc
-        except anthropic.AuthenticationError as exc:
-            raise ModelRequestFailed(f"The API refused the credentials ({_message(exc)}). {NO_CREDENTIALS}") from exc
-        except anthropic.APIStatusError as exc:
-            if exc.status_code == 200:  # an `event: error` in the stream, after the 200: the SDK never retries it
+                return assemble(_events(response.http_response, deadline, self.timeout), self.on_text)
+            pieces = []
+            for piece in response.http_response.iter_bytes():
+                pieces.append(piece)
+                if deadline.expired():
+                    raise TimedOut(self.timeout)
+        content = b"".join(pieces)
+        try:
+            body: JSON = json.loads(content)
+        except ValueError as exc:
+            raise UnusableReply(
+                f"The API's reply could not be used: its body is not JSON ({exc}; it began {content[:60]!r}). "
+                "Nothing was stored and the conversation is intact: try again."
+            ) from None
+        return body
+
+    def _wait_before_retry(self, exc: Exception, attempt: int, attempts: int, deadline: Deadline) -> float | None:
+        """Seconds to wait before the next attempt, or None when `exc` is not retried (or no attempt is left)."""
+        if attempt >= attempts or not _retryable(exc):
+            return None
+        asked = _retry_after(exc)
+        if asked is not None and asked > self.max_retry_after:
+            raise ModelUnavailable(
+                f"The API asked to wait {_duration(asked)} before trying again ({_describe(exc)}); "
+                f"scheduler-agent waits at most {self.max_retry_after:g} s, so it stopped. The conversation is "
+                f"intact: try again after {_clock_after(asked)}."
+            ) from exc
+        wait = asked if asked is not None and asked > 0 else _backoff(attempt)
+        if wait >= deadline.remaining():
+            return None
+        return wait
+
+    def _failure(self, exc: Exception, attempts: int) -> Exception:
+        """The one-line error a person reads for `exc`; anything unknown is passed on as it is (a bug)."""
+        after = f"after {attempts - 1} retr{'y' if attempts == 2 else 'ies'}"
+        if isinstance(exc, AgentError):
+            return exc
+        if isinstance(exc, anthropic.CredentialsError):
+            return ModelRequestFailed(f"{exc} {NO_CREDENTIALS}")
+        if isinstance(exc, anthropic.AuthenticationError):
+            return ModelRequestFailed(f"The API refused the credentials ({_message(exc)}). {NO_CREDENTIALS}")
+        if isinstance(exc, anthropic.APIStatusError):
+            if exc.status_code == 200:  # an `event: error` in the stream, after the 200: never retried
                 if exc.type in ("overloaded_error", "api_error"):
-                    raise ModelUnavailable(
+                    return ModelUnavailable(
                         f"The API failed while streaming the reply ({exc.type}: {_message(exc)}); "
                         "the conversation is intact, try again later."
-                    ) from exc
-                raise ModelRequestFailed(f"The API stopped the streamed reply ({exc.type}): {_message(exc)}") from exc
-            if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
-                raise ModelUnavailable(
-                    f"The API is unavailable ({exc.status_code}: {_message(exc)}) after "
-                    f"{self.client.max_retries} retries; the conversation is intact, try again later."
-                ) from exc
-            raise ModelRequestFailed(f"The API rejected the request ({exc.status_code}): {_message(exc)}") from exc
-        except anthropic.APIConnectionError as exc:
-            raise ModelUnavailable(
-                f"Could not reach the API ({exc}) after {self.client.max_retries} retries; "
-                "check the network or ANTHROPIC_BASE_URL, then try again."
-            ) from exc
-        except (httpx2.TransportError, IncompleteStream) as exc:  # the stream broke after the 200
-            raise ModelUnavailable(
+                    )
+                return ModelRequestFailed(f"The API stopped the streamed reply ({exc.type}): {_message(exc)}")
+            if exc.status_code >= 500 or exc.status_code in _RETRIED_STATUSES:
+                return ModelUnavailable(
+                    f"The API is unavailable ({exc.status_code}: {_message(exc)}) {after}; "
+                    "the conversation is intact, try again later."
+                )
+            return ModelRequestFailed(f"The API rejected the request ({exc.status_code}): {_message(exc)}")
+        if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
+            return TimedOut(self.timeout, after)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return ModelUnavailable(
+                f"Could not reach the API ({exc}) {after}; check the network or ANTHROPIC_BASE_URL, then try again."
+            )
+        if isinstance(exc, httpx2.TransportError | IncompleteStream):  # the stream broke after the 200
+            return ModelUnavailable(
                 f"The streamed reply broke off ({exc or type(exc).__name__}); the conversation is intact, try again."
-            ) from exc
-        except TypeError as exc:
-            if "authentication" in str(exc):
-                raise ModelRequestFailed(NO_CREDENTIALS) from exc
-            raise
-
-    def _stream(self, request: JSON) -> JSON:
-        """POST the request as it is (`"stream": true` included) and assemble the events it answers with."""
-        with self.client.messages.with_streaming_response.create(**request) as response:
-            return assemble(_events(response.http_response), self.on_text)
+            )
+        if isinstance(exc, TypeError) and "authentication" in str(exc):
+            return ModelRequestFailed(NO_CREDENTIALS)
+        return exc
 
 
-def _events(response: httpx2.Response) -> Iterator[tuple[str, JSON]]:
-    """(event name, data) for each server-sent event; an `event: error` raises as the SDK's stream does."""
+class TimedOut(ModelUnavailable):
+    """No whole reply within the request's deadline (`--timeout`)."""
+
+    def __init__(self, seconds: float, after: str = "") -> None:
+        within = f"within {seconds:g} s (--timeout / SCHEDULER_AGENT_TIMEOUT){' ' + after if after else ''}"
+        super().__init__(
+            f"The API sent no whole reply {within}; the conversation is intact: try again, or give a longer --timeout."
+        )
+
+
+def _retryable(exc: Exception) -> bool:
+    if isinstance(exc, anthropic.APIStatusError):
+        if exc.status_code == 200:
+            return False
+        should = exc.response.headers.get("x-should-retry")
+        if should in ("true", "false"):
+            return should == "true"
+        return exc.status_code >= 500 or exc.status_code in _RETRIED_STATUSES
+    return isinstance(exc, anthropic.APIConnectionError) and not isinstance(exc, anthropic.CredentialsError)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """The wait the API asked for, in seconds (`retry-after-ms`, `retry-after` in seconds or as a date)."""
+    if not isinstance(exc, anthropic.APIStatusError):
+        return None
+    headers = exc.response.headers
+    try:
+        if headers.get("retry-after-ms"):
+            return float(headers["retry-after-ms"]) / 1000
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        return float(value)
+    except ValueError:
+        parsed = email.utils.parsedate_tz(str(headers.get("retry-after")))
+        return None if parsed is None else float(email.utils.mktime_tz(parsed) - time.time())
+
+
+def _backoff(attempt: int) -> float:
+    """The SDK's own: 0.5 s doubling to 8 s, less up to a quarter at random."""
+    return min(0.5 * 2.0 ** (attempt - 1), 8.0) * (1 - 0.25 * random.random())
+
+
+def _what_failed(exc: Exception) -> tuple[int | None, str]:
+    if isinstance(exc, anthropic.APIStatusError):
+        kind = exc.type if isinstance(getattr(exc, "type", None), str) else ""
+        return exc.status_code, (kind or "error").removesuffix("_error").replace("_", " ")
+    if isinstance(exc, anthropic.APITimeoutError):
+        return None, "timed out"
+    return None, "connection failed"
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"{exc.status_code}: {_message(exc)}"
+    return str(exc)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
+def _clock_after(seconds: float) -> str:
+    moment = datetime.now(UTC) + timedelta(seconds=min(seconds, 10 * 365 * 86400))
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _events(response: httpx2.Response, deadline: Deadline, seconds: float) -> Iterator[tuple[str, JSON]]:
+    """(event name, data) for each server-sent event; an `event: error` raises as the SDK's stream does.
+
+    A stream that goes on past the deadline (a trickle of pings) is cut off there."""
     for sse in anthropic.Stream.raw_events(response):
+        if deadline.expired():
+            raise TimedOut(seconds)
         if not sse.event or sse.event == "ping":
             continue
         try:

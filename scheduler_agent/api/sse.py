@@ -51,7 +51,8 @@ def assemble(
     dropping it would lose part of a block. A block still open at `message_stop` raises too.
     """
     message: JSON | None = None
-    partial_json: dict[int, list[str]] = {}
+    partial_json: dict[int, list[str]] = {}  # per block: tool input pieces, parsed when the block stops
+    texts: dict[int, list[str]] = {}  # per block: text pieces, joined once (appending each is quadratic)
     open_blocks: set[int] = set()
     for name, data in events:
         if name == "message_stop":
@@ -67,7 +68,7 @@ def assemble(
                 skipped[name] += 1
             continue
         try:
-            message = _apply(message, name, data, partial_json, open_blocks, on_text)
+            message = _apply(message, name, data, (partial_json, texts), open_blocks, on_text)
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise IncompleteStream(f"a {name} event the assembler cannot place ({type(exc).__name__}: {exc})") from exc
     if message is not None:
@@ -79,7 +80,7 @@ def _apply(
     message: JSON | None,
     name: str,
     data: JSON,
-    partial_json: dict[int, list[str]],
+    pieces: tuple[dict[int, list[str]], dict[int, list[str]]],
     open_blocks: set[int],
     on_text: OnText | None,
 ) -> JSON:
@@ -97,16 +98,19 @@ def _apply(
         content.append(copy.deepcopy(data["content_block"]))
         open_blocks.add(data["index"])
     elif name == "content_block_delta":
-        _delta(content, data, partial_json, open_blocks, on_text)
+        _delta(content, data, pieces, open_blocks, on_text)
     elif name == "content_block_stop":
         index = data["index"]
         if index not in open_blocks:
             raise IncompleteStream(f"content_block_stop for block {index}, which is not open")
         open_blocks.discard(index)
-        pieces = "".join(partial_json.pop(index, []))
-        if pieces:
+        partial_json, texts = pieces
+        if index in texts:
+            content[index]["text"] = "".join(texts.pop(index))
+        tool_input = "".join(partial_json.pop(index, []))
+        if tool_input:
             try:
-                content[index]["input"] = json.loads(pieces)
+                content[index]["input"] = json.loads(tool_input)
             except ValueError as exc:
                 raise IncompleteStream(f"the input of block {index} is not JSON: {exc}") from exc
     elif name == "message_delta":
@@ -123,17 +127,18 @@ def _apply(
 def _delta(
     content: list[JSON],
     data: JSON,
-    partial_json: dict[int, list[str]],
+    pieces: tuple[dict[int, list[str]], dict[int, list[str]]],
     open_blocks: set[int],
     on_text: OnText | None,
 ) -> None:
+    partial_json, texts = pieces
     index, delta = data["index"], data["delta"]
     if index not in open_blocks:
         raise IncompleteStream(f"a delta for block {index}, which is not open")
     block = content[index]
     match delta.get("type"):
         case "text_delta":
-            block["text"] = block.get("text", "") + delta["text"]
+            texts.setdefault(index, [block.get("text") or ""]).append(delta["text"])
             if on_text is not None:
                 on_text(delta["text"])
         case "input_json_delta":

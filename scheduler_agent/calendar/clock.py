@@ -12,6 +12,21 @@ from zoneinfo import ZoneInfo
 
 from scheduler_agent.agent.errors import InputError
 
+# Dates this close to the ends of Python's calendar (years 1 and 9999) overflow as soon as a week or a time
+# zone is added to them: they are refused with a clear text instead.
+FIRST_YEAR, LAST_YEAR = 2, 9998
+
+
+def within_calendar(day: date) -> bool:
+    """Whether `day` is far enough from the ends of the calendar for weeks and zones to be added to it."""
+    return FIRST_YEAR <= day.year <= LAST_YEAR
+
+
+def out_of_calendar(text: str) -> str:
+    """The sentence that says why a date near the ends of the calendar is refused."""
+    return f"{text!r} is too near the end of the calendar: give a date in the years {FIRST_YEAR} to {LAST_YEAR}"
+
+
 # A pin given as a bare date (`--today 2026-08-27`) means that morning at this hour, local time.
 DEFAULT_PIN_TIME = time(9, 0)
 
@@ -56,10 +71,14 @@ def parse_pin(text: str) -> tuple[date, time]:
             moment = datetime.fromisoformat(value.replace(" ", "T"))
             if moment.tzinfo is not None:
                 raise ValueError("offset")
-            return moment.date(), moment.time().replace(second=0, microsecond=0)
-        return date.fromisoformat(value), DEFAULT_PIN_TIME
+            day, at = moment.date(), moment.time().replace(second=0, microsecond=0)
+        else:
+            day, at = date.fromisoformat(value), DEFAULT_PIN_TIME
     except ValueError:
         raise InputError(
             f"--today {text!r} is not a date: use YYYY-MM-DD (e.g. 2026-08-27) or YYYY-MM-DDTHH:MM "
             "(e.g. 2026-08-27T09:00), in the owner's local time"
         ) from None
+    if not within_calendar(day):
+        raise InputError(f"--today {out_of_calendar(text)}")
+    return day, at

@@ -7,12 +7,34 @@ range asked about, in the wall-clock time of the event's own zone.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.types import CalendarError, Recurrence
 
 _NO_RULES_FINER_THAN = ("SECONDLY", "MINUTELY")
+
+MAX_OCCURRENCES_PER_WINDOW = 1_000
+"""The most occurrences one event may have in one query window (a week of hourly busy time is 168).
+
+A rule that lists every BYHOUR, BYMINUTE and BYSECOND gets around the "hourly at most" check and would
+expand into tens of thousands of occurrences a day; the cap stops it with a clear text instead."""
+
+
+def capped(starts: Iterable[datetime], rule: str | None, start: datetime, end: datetime) -> Iterator[datetime]:
+    """`starts`, in order, until `end`; CalendarError once there are more than MAX_OCCURRENCES_PER_WINDOW."""
+    for count, begins in enumerate(starts, 1):
+        if begins >= end:
+            return
+        if count > MAX_OCCURRENCES_PER_WINDOW:
+            raise CalendarError(
+                f"a repeating event (RRULE {_short(rule)}) has more than {MAX_OCCURRENCES_PER_WINDOW} occurrences "
+                "between "
+                f"{start:%Y-%m-%d %H:%M} and {end:%Y-%m-%d %H:%M} UTC: busy time can repeat hourly at most. "
+                "Cancel that event (`scheduler-agent calendar cancel ID`) or import it again with a coarser rule"
+            )
+        yield begins
 
 
 def check_rule(recurrence: Recurrence, start: datetime, tz: str) -> None:
@@ -66,7 +88,7 @@ def occurrences(
     for moment in recurrence.exdates:
         starts.exdate(moment.astimezone(zone))
     result = []
-    for begins in starts.between(earliest, end):
+    for begins in capped(starts.xafter(earliest), recurrence.rule, start, end):
         ends = (begins.replace(tzinfo=None) + wall_length).replace(tzinfo=zone)
         if begins == first[0] or ends <= begins:  # the first as stored; or a length the clocks swallowed
             ends = begins.astimezone(UTC) + real_length  # in UTC: aware arithmetic in one zone is wall-clock
@@ -93,3 +115,8 @@ def _skip_ahead(rule: str, first_start: datetime, before: datetime) -> datetime:
     if periods <= 0:
         return first_start
     return (first_start.replace(tzinfo=None) + timedelta(days=periods * period)).replace(tzinfo=zone)
+
+
+def _short(rule: str | None, limit: int = 60) -> str:
+    text = repr(rule)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"

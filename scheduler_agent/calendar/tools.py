@@ -22,8 +22,8 @@ from zoneinfo import ZoneInfo
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, ToolError
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.calendar.bookings import booking_for, record_booking
-from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.bookings import booking_for, input_digest, record_booking, recorded_result
+from scheduler_agent.calendar.clock import Clock, out_of_calendar, within_calendar
 from scheduler_agent.calendar.events import add_event, events_for
 from scheduler_agent.calendar.people import get_owner, list_people, match_people, names_owner
 from scheduler_agent.calendar.slots import (
@@ -193,17 +193,18 @@ class CalendarTools:
 
         `deadline` is checked right before the commit: DeadlineExceeded rolls everything back.
         """
+        digest = input_digest({"with": with_, "start": start, "minutes": minutes, "title": title})
         with transaction(self.conn):
             if tool_use_id is not None:
-                recorded = booking_for(self.conn, tool_use_id)
+                recorded = recorded_result(self.conn, tool_use_id, digest)  # the same id with other input: refused
                 if recorded is not None:
-                    return recorded.result
+                    return recorded
             plan = self._plan(with_, start, minutes, title)
             faults.pause("between_check_and_insert")
             event = add_event(self.conn, plan.title, plan.begins, plan.ends, [OWNER_KEY, plan.other.key])
             text = self._booked_text(plan.owner, plan.other, event)
             if tool_use_id is not None:
-                record_booking(self.conn, tool_use_id, event.id, text)
+                record_booking(self.conn, tool_use_id, event.id, text, digest)
             if deadline is not None:
                 deadline.check("create_event")
         faults.reach("after_calendar_write")
@@ -346,7 +347,10 @@ class CalendarTools:
     def parse_week(self, text: str, owner: Person) -> date:
         try:
             if _DATE.fullmatch(text.strip()):
-                return date.fromisoformat(text.strip())
+                day = date.fromisoformat(text.strip())
+                if not within_calendar(day):  # a week added to it would overflow
+                    raise ToolError(f"week {out_of_calendar(text)}.")
+                return day
         except ValueError:
             pass
         today = self.clock.today(owner.tz)
@@ -363,6 +367,8 @@ class CalendarTools:
             if not _START.fullmatch(value):
                 raise ValueError(value)
             moment = datetime.fromisoformat(value)
+            if not within_calendar(moment.date()):  # a zone or a length added to it would overflow
+                raise ToolError(f"start {out_of_calendar(text)}.")
         except ValueError:
             today = self.clock.today(owner.tz)
             raise ToolError(

@@ -22,10 +22,17 @@ from scheduler_agent.cli.options import (
     DumpArrayFileOption,
     DumpArrayOption,
 )
+from scheduler_agent.cli.repair import repair_command
 
-EXIT_CODES = """Exit codes: 0 done · 1 error · 2 usage · 3 iteration bound reached (the list is valid; send a new
-message to go on) · 4 the model stopped (max_tokens, refusal, context window, pause) · 5 the API unavailable
-(retries exhausted, connection) · 6 lint: a conversation that is only interrupted · 130 interrupted."""
+EXIT_CODES = " ".join(
+    (
+        "Exit codes: 0 done · 1 error · 2 usage · 3 iteration bound reached (the list is valid; send a new message",
+        "to go on) · 4 the model stopped (max_tokens, refusal, context window, pause, an empty reply) · 5 the API",
+        "unavailable (retries exhausted, connection, --timeout, a long retry-after) · 6 lint: a conversation that",
+        "is only interrupted · 7 the model's reply could not be used (kept beside the list) · 8 the conversation",
+        "is being run elsewhere · 130 interrupted.",
+    )
+)
 
 app = typer.Typer(
     help="A scheduling agent: a while-loop around a stateless model, with the message list as its whole state.",
@@ -36,6 +43,7 @@ app = typer.Typer(
 )
 app.add_typer(calendar_app, name="calendar")
 app.add_typer(conversations_app, name="conversations")
+conversations_app.command("repair")(repair_command)
 
 
 @app.command()

@@ -10,7 +10,7 @@ import typer
 from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption
-from scheduler_agent.cli.render import entry_lines
+from scheduler_agent.cli.render import entry_lines, set_aside_lines
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations
 
@@ -46,7 +46,8 @@ def show_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the array exactly as stored and sent.")] = False,
 ) -> None:
     """One conversation: its entries, its state and its interruption counters."""
-    record, messages = conversations.load(connect(db), cid)
+    conn = connect(db)
+    record, messages = conversations.load(conn, cid)
     if as_json:
         typer.echo(json.dumps(messages, indent=2, ensure_ascii=False))
         return
@@ -62,6 +63,8 @@ def show_command(
     for position, entry in enumerate(messages):
         for line in entry_lines(entry):
             typer.echo(f"[{position}] {entry['role']:9} {line}")
+    for line in set_aside_lines(conversations.replies(conn, cid)):
+        typer.echo(line)
 
 
 @conversations_app.command("delete")

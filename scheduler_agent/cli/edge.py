@@ -20,12 +20,15 @@ import typer
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.storage.db import data_dir
+from scheduler_agent.storage.files import make_data_folder
 
 DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
 
 
 def fail(message: str, code: int) -> None:
-    typer.echo(f"Error: {message}", err=True)
+    from scheduler_agent.cli.render import visible  # a message may quote the model or a calendar file
+
+    typer.echo(f"Error: {visible(message)}", err=True)
     raise typer.Exit(code)
 
 
@@ -60,7 +63,7 @@ def save_traceback(exc: BaseException) -> Path:
     text = "".join(traceback.format_exception(exc))
     for folder in (data_dir(), Path(os.environ.get("TMPDIR", "/tmp"))):
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            make_data_folder(folder)
             path = folder / "last-error.txt"
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(descriptor, "w", encoding="utf-8") as out:

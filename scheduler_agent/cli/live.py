@@ -105,7 +105,7 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     # A stored conversation keeps its pinned clock unless --today says otherwise.
     clock = clock_for(conn, opening.today) if opening.today or cid is None else None
     streamed = StreamedText(report)  # text deltas go to the listeners as they arrive
-    send = ModelAPI(make_client(), on_text=streamed.on_text).send
+    send = ModelAPI(make_client(), on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report).send
     decide = None if opening.yes else ask_on(read_answer, sys.stderr.write)
     if cid is not None:
         session = Session.stored(conn, cid, send, settings, streamed, clock, decide)
@@ -144,6 +144,9 @@ def ask_command(
     turn: TurnOptions,
 ) -> None:
     """One user turn against the API (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...); stored."""
+    from scheduler_agent.agent.session import refuse_empty
+
+    refuse_empty(text)  # before a conversation is stored for it
     settings = settings_of(run, turn)
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
     session = open_session(opening_of(run, turn), settings, report)
@@ -206,6 +209,7 @@ def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
         context_budget=turn.context_budget,
         tool_deadline=run.tool_deadline,
         stream=not turn.no_stream,
+        request_timeout=run.timeout,
     )
 
 

@@ -13,6 +13,7 @@ import typer
 
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS
+from scheduler_agent.api.timeouts import DEFAULT_TIMEOUT_SECONDS
 from scheduler_agent.storage.db import default_db_path
 
 __all__ = ["DEFAULT_MAX_ITERATIONS", "DEFAULT_MODEL", "default_db_path"]
@@ -107,6 +108,16 @@ UsageOption = Annotated[
     bool,
     typer.Option("-u", "--usage", help="Show tokens per iteration and per turn, cache reads and writes included."),
 ]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        envvar="SCHEDULER_AGENT_TIMEOUT",
+        min=0.1,
+        help="Seconds one request to the model may take in all, retries and their waits included; a reply that "
+        "stalls is given up on then (exit 5) and the conversation stays as it was.",
+    ),
+]
 NoStreamOption = Annotated[
     bool,
     typer.Option("--no-stream", help="Wait for each whole reply instead of streaming its text as it is written."),
@@ -126,6 +137,7 @@ class RunOptions:
     yes: bool = False
     usage: bool = False
     tool_deadline: float = TOOL_DEADLINE_SECONDS
+    timeout: float = DEFAULT_TIMEOUT_SECONDS
     dump_array: bool = False
     dump_array_file: Path | None = None
 
@@ -150,6 +162,7 @@ _ANNOTATIONS: dict[str, Any] = {
     "yes": YesOption,
     "usage": UsageOption,
     "tool_deadline": ToolDeadlineOption,
+    "timeout": TimeoutOption,
     "dump_array": DumpArrayOption,
     "dump_array_file": DumpArrayFileOption,
     "model": ModelOption,

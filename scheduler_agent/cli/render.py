@@ -23,7 +23,9 @@ from scheduler_agent.agent.events import (
     Event,
     GrammarWarning,
     ReplyReceived,
+    ReplySetAside,
     RequestSent,
+    Retrying,
     TextDelta,
     ToolAnswered,
     ToolCalled,
@@ -31,8 +33,30 @@ from scheduler_agent.agent.events import (
     TurnStarted,
 )
 from scheduler_agent.agent.loop import describe_call
+from scheduler_agent.agent.replies import Fit, judge
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.storage.conversations import Reply
+from scheduler_agent.storage.files import open_private, require_folder
+
+# --- what reaches a terminal ----------------------------------------------------------------------
+
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_VISIBLE: dict[int, str] = {
+    **{code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\n\t"},  # ␛ ␍ ␀ ...
+    0x7F: "\u2421",  # ␡
+    **{code: f"<U+{code:04X}>" for code in (*range(0x80, 0xA0), *_BIDI)},
+}
+
+
+def visible(text: str) -> str:
+    """`text` safe to print to a terminal: control and bidi characters shown as symbols, not obeyed.
+
+    ESC (colours, clearing the screen, the window title), CR (overwriting a line), NUL, DEL, the C1
+    controls and the bidi overrides (U+202E turns text around) become visible marks (␛, ␍, <U+202E>);
+    newlines and tabs stay. Only what is shown changes: the stored list keeps the text verbatim.
+    """
+    return text.translate(_VISIBLE)
 
 
 def entries(count: int) -> str:
@@ -41,6 +65,11 @@ def entries(count: int) -> str:
 
 def request_size(request: JSON) -> int:
     return len(encode(request))
+
+
+def call_line(call: dict[str, Any]) -> str:
+    """A call as the trace shows it: `describe_call`, made safe for a terminal."""
+    return visible(describe_call(call))
 
 
 def usage_line(usage: dict[str, Any], estimated: bool) -> str:
@@ -194,7 +223,7 @@ class Trace:
             case TurnStarted(text):
                 self.turn_usage, self.turn_iterations = {}, 0  # a turn an exception ended never sent TurnEnded
                 if self.echo_input:
-                    self.out.write(f"{style('you>', 'bold')} {text}\n")
+                    self.out.write(f"{style('you>', 'bold')} {visible(text)}\n")
             case RequestSent(iteration, request):
                 size = request_size(request)
                 sent = entries(len(request["messages"]))
@@ -210,10 +239,25 @@ class Trace:
             case ReplyReceived(_, reply):
                 self.pending = self._reply(reply)
                 return
+            case ReplySetAside(_, reply, fit, problems):
+                self.turn_iterations += 1
+                add_usage(self.turn_usage, reply.get("usage") if isinstance(reply, dict) else None)
+                said = "the model answered with nothing" if fit == "empty" else "the model's reply could not be used"
+                why = f": {'; '.join(problems)}" if problems else ""
+                note = f"  {said}{why} (kept beside the conversation, not in the list)"
+                self.out.write(style(visible(note), "yellow") + "\n")
+            case Retrying(status, kind, wait, attempt, attempts):
+                what = f"{status} {kind}" if status is not None else kind
+                self.out.write(style(f"{what}: retrying in {wait:.1f} s (attempt {attempt} of {attempts})", "yellow"))
+                self.out.write("\n")
+                self.out.flush()
+                if self.spinner is not None:
+                    self.spinner.start()
+                return
             case ToolCalled(_, call):
-                self.out.write(f"  {style('→', 'cyan')} {style(describe_call(call), 'bold')}\n")
+                self.out.write(f"  {style('→', 'cyan')} {style(call_line(call), 'bold')}\n")
             case ToolAnswered(_, _, result):
-                text = str(result["content"]).replace("\n", "\n    ")
+                text = visible(str(result["content"])).replace("\n", "\n    ")
                 if result.get("is_error"):
                     self.out.write(style(f"  ✗ {text}", "red", "bold") + "\n")
                 else:
@@ -233,7 +277,7 @@ class Trace:
                     self.out.write(style(line, "dim") + "\n")
                 self.turn_usage, self.turn_iterations = {}, 0
                 if outcome.statement:
-                    self.out.write(style(f"[stopped] {outcome.statement}", "yellow") + "\n")
+                    self.out.write(style(f"[stopped] {visible(outcome.statement)}", "yellow") + "\n")
         self.out.flush()
 
     def _reply(self, reply: dict[str, Any]) -> list[str]:
@@ -246,7 +290,7 @@ class Trace:
         if not self.streamed:  # streamed text is on stdout already, as it arrived
             for block in reply["content"]:
                 if block.get("type") == "text" and reply.get("stop_reason") == "tool_use":
-                    lines.append(f"  model: {block['text']}")
+                    lines.append(f"  model: {visible(str(block.get('text')))}")
         return lines
 
     def close(self) -> None:
@@ -285,12 +329,12 @@ class ArrayDumpFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        require_folder(path, "--dump-array-file")  # no folders are made for a path the person gives
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RequestSent):
             record = {"iteration": event.iteration, "messages": event.request["messages"], "request": event.request}
-            with self.path.open("a", encoding="utf-8") as file:
+            with open_private(self.path, "a") as file:  # a new dump is 0600: it holds the conversation
                 file.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
@@ -311,15 +355,15 @@ class Answers:
             case TextDelta(_, text):
                 self.streamed = True
                 if text:
-                    self.out.write(text)
+                    self.out.write(visible(text))
                     self.out.flush()
                     self.open_line = not text.endswith("\n")
-            case ReplyReceived():
+            case ReplyReceived() | ReplySetAside():
                 self.close()
             case TurnEnded(outcome):
                 self.close()
                 if outcome.text and not self.streamed:
-                    self.out.write(outcome.text + "\n")
+                    self.out.write(visible(outcome.text) + "\n")
                     self.out.flush()
 
     def close(self) -> None:
@@ -331,6 +375,11 @@ class Answers:
 
 
 def entry_lines(entry: dict[str, Any]) -> list[str]:
+    """An entry as lines for `conversations show`, control and bidi characters made visible."""
+    return [visible(line) for line in _entry_lines(entry)]
+
+
+def _entry_lines(entry: dict[str, Any]) -> list[str]:
     content = entry["content"]
     if isinstance(content, str):
         return [content]
@@ -338,9 +387,9 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
     for block in content:
         kind = block.get("type")
         if kind == "text":
-            lines.append(block["text"])
+            lines.append(str(block.get("text")))
         elif kind == "tool_use":
-            lines.append(f"→ {describe_call(block)}  [{block['id']}]")
+            lines.append(f"→ {call_line(block)}  [{block.get('id')}]")
         elif kind == "tool_result":
             mark = "✗" if block.get("is_error") else "←"
             text = block.get("content")
@@ -348,4 +397,22 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
             lines.append(f"{mark} {text.splitlines()[0] if text else ''}  [{block['tool_use_id']}]")
         else:
             lines.append(json.dumps(block))
+    return lines
+
+
+def set_aside_lines(replies: list[Reply]) -> list[str]:
+    """The replies kept beside the list (not appended, never sent back), each with why and its usage."""
+    lines = []
+    for reply in replies:
+        if reply.appended or reply.body is None:
+            continue
+        verdict = judge(reply.body)
+        said = (
+            "the model answered with nothing"
+            if verdict.fit is Fit.EMPTY
+            else f"the model's reply could not be used: {'; '.join(verdict.problems) or 'unreadable'}"
+        )
+        usage = usage_line(reply.usage, False) if reply.usage else "no usage"
+        where = f"after [{reply.position - 1}]" if reply.position else "at the start"
+        lines.append(visible(f"({where}) kept beside the list: {said} (stop_reason {reply.stop_reason!r}; {usage})"))
     return lines

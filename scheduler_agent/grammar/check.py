@@ -61,20 +61,55 @@ __all__ = [
 
 
 class GrammarError(AgentError):
-    """The list about to be sent breaks the grammar; it was not sent."""
+    """The list about to be sent breaks the grammar; it was not sent.
+
+    Given the list, the message names who made each broken entry: the model (its reply), the person
+    (their text) or the code (the tool results, or the list's order). `advice` is a way out."""
 
     exit_code = 1
 
-    def __init__(self, violations: Sequence[Violation]) -> None:
+    def __init__(
+        self, violations: Sequence[Violation], messages: Sequence[Any] | None = None, advice: str = ""
+    ) -> None:
         self.violations = list(violations)
         count = len(self.violations)
         rejected = any(violation.level == "error" for violation in self.violations)
+        causes = sorted({source_of(violation, messages) for violation in self.violations})
+        cause = "; ".join(causes) if messages is not None else "a bug in the code that built the list"
         head = (
             f"The message list was NOT sent: it breaks the API's grammar in {count} "
-            f"place{'' if count == 1 else 's'} (a bug in the code that built the list"
+            f"place{'' if count == 1 else 's'} ({cause}"
             f"{'; the API would reject it' if rejected else ''}):"
         )
-        super().__init__("\n".join([head, *(f"  {violation}" for violation in self.violations)]))
+        lines = [head, *(f"  {violation}" for violation in self.violations)]
+        super().__init__("\n".join([*lines, advice] if advice else lines))
+
+
+def source_of(violation: Violation, messages: Sequence[Any] | None) -> str:
+    """Who made the entry a violation is in: the model, the person, or the code."""
+    where = violation.where
+    if messages is None or not where.startswith("messages["):
+        return "a bug in the code that built the list"
+    index = int(where[len("messages[") : where.index("]")])
+    entry = messages[index] if 0 <= index < len(messages) else None
+    role = role_of(entry)
+    of_the_list = ("`tool_use` ids were found without", "two ", "a request must end", "the assistant turn is not")
+    if violation.cause.startswith(of_the_list):  # what follows (or replaced) the entry, not the entry itself
+        return f"the code that built the list, at messages[{index}]"
+    if role == "assistant":
+        return f"the model's reply at messages[{index}], stored as it came"
+    if role == "user":
+        blocks = blocks_of(entry)
+        part = where[where.index("]") + 1 :]
+        if part.startswith(".content[") and "]" in part[1:]:
+            position = int(part[len(".content[") : part.index("]")])
+            block = blocks[position] if 0 <= position < len(blocks) else None
+            if has_type(block, "tool_result"):
+                return f"the code's tool results at messages[{index}]"
+        if blocks and all(has_type(block, "tool_result") for block in blocks):
+            return f"the code's tool results at messages[{index}]"
+        return f"the person's text at messages[{index}]"
+    return f"an entry at messages[{index}] that is neither the model's nor the person's"
 
 
 def unanswered_calls(messages: Sequence[Any]) -> list[Mapping[str, Any]]:

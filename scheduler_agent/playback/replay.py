@@ -80,7 +80,8 @@ def run_inputs(session: Session, inputs: list[str], result: Replayed) -> Replaye
 
 @contextmanager
 def calendar_from(setup: JSON, directory: Path) -> Iterator[tuple[sqlite3.Connection, Clock]]:
-    """A fresh calendar in `directory`, seeded from the setup, and the clock it pins."""
+    """A fresh calendar in `directory` (made if missing: a folder the code chose), seeded from the setup."""
+    directory.mkdir(parents=True, exist_ok=True)
     conn = db.connect(directory / "calendar.db")
     try:
         load_fixture(conn, setup["calendar"])

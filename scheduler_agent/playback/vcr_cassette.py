@@ -25,6 +25,7 @@ from scheduler_agent.agent.errors import CassetteError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.jsondiff import first_difference
 from scheduler_agent.playback.cassette_file import METADATA_KEY, ReadableYaml
+from scheduler_agent.storage.files import create_private, require_folder
 
 API_URI = "https://api.anthropic.com/v1/messages"
 # Everything else (authorization, x-api-key, cookies, organisation ids, user-agent,
@@ -86,8 +87,9 @@ def _vcr() -> vcr.VCR:
 @contextmanager
 def recording(path: Path, setup: JSON) -> Iterator[None]:
     """Record every API request made inside into a new cassette at `path`, with `setup` beside it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    require_folder(path, "--record")  # no folders are made for a path the person gives
     path.unlink(missing_ok=True)
+    create_private(path)  # empty, 0600: vcrpy records into it as into a missing cassette, and keeps the mode
     with _vcr().use_cassette(str(path), record_mode="all") as cassette:
         cassette.get_metadata(METADATA_KEY, setup)
         yield

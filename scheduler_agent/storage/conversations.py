@@ -25,6 +25,12 @@ class NoSuchConversation(AgentError):
     """A conversation id that is not in the store."""
 
 
+class ConversationChanged(AgentError):
+    """Another process wrote the same conversation: it is being (or was) run elsewhere."""
+
+    exit_code = 8
+
+
 @dataclass
 class Context:
     """What the API sees besides the list; stored with the conversation so a resume sends the same."""
@@ -210,6 +216,17 @@ class Journal:
         """Store what changed in the list, and `reply` (the one that just arrived) in the same transaction."""
         if len(messages) < self.stored:
             raise AgentError(f"conversation {self.cid}: the list shrank from {self.stored} to {len(messages)} entries")
+        try:
+            self._write(messages, reply)
+        except sqlite3.IntegrityError as exc:  # another process stored entries here meanwhile
+            raise ConversationChanged(
+                f"conversation {self.cid} was changed by another process while this one ran ({exc}); nothing more "
+                f"was stored here: `scheduler-agent conversations show {self.cid}` shows what it holds"
+            ) from None
+        self.stored = len(messages)
+        self.last = _dumps(messages[-1]["content"]) if messages else None
+
+    def _write(self, messages: list[JSON], reply: Reply | None) -> None:
         with transaction(self.conn):
             if reply is not None:
                 _insert_reply(self.conn, self.cid, reply)
@@ -224,5 +241,30 @@ class Journal:
                     "INSERT INTO entries (conversation_id, position, role, content) VALUES (?,?,?,?)",
                     (self.cid, position, entry["role"], _dumps(entry["content"])),
                 )
-        self.stored = len(messages)
-        self.last = _dumps(messages[-1]["content"]) if messages else None
+
+
+def rewrite(conn: sqlite3.Connection, cid: int, before: list[JSON], after: list[JSON], changes: list[str]) -> None:
+    """Replace the stored list by `after` (a repair), recording the changes and the list `before` beside it."""
+    with transaction(conn):
+        stored = [m for m in load(conn, cid)[1]]
+        if stored != before:
+            raise AgentError(f"conversation {cid} changed while it was being repaired: run the repair again")
+        conn.execute("DELETE FROM entries WHERE conversation_id = ?", (cid,))
+        for position, entry in enumerate(after):
+            conn.execute(
+                "INSERT INTO entries (conversation_id, position, role, content) VALUES (?,?,?,?)",
+                (cid, position, entry["role"], _dumps(entry["content"])),
+            )
+        conn.execute(
+            "INSERT INTO repairs (conversation_id, seq, changes, before) VALUES"
+            " (?, (SELECT coalesce(max(seq), 0) + 1 FROM repairs WHERE conversation_id = ?), ?, ?)",
+            (cid, cid, _dumps(changes), _dumps(before)),
+        )
+
+
+def repairs(conn: sqlite3.Connection, cid: int) -> list[tuple[str, list[str]]]:
+    """(when, changes) of each repair of the conversation, oldest first."""
+    rows = conn.execute(
+        "SELECT repaired_at, changes FROM repairs WHERE conversation_id = ? ORDER BY seq", (cid,)
+    ).fetchall()
+    return [(row[0], json.loads(row[1])) for row in rows]

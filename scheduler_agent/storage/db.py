@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
+from scheduler_agent.storage.files import create_private, make_data_folder, require_folder
 from scheduler_agent.storage.migrations import MIGRATIONS
 
 BUSY_TIMEOUT_SECONDS = 5.0
@@ -28,12 +29,17 @@ def default_db_path() -> Path:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating it and its folder if needed) the database at `path`, migrated to the latest schema.
+    """Open (creating it if needed, 0600) the database at `path`, migrated to the latest schema.
 
-    The connection is in autocommit mode (`isolation_level=None`): every write that must be
-    atomic goes through `transaction`.
+    Only the default data folder is created (0700); for any other path the folder must exist
+    (InputError names it). The connection is in autocommit mode (`isolation_level=None`): every
+    write that must be atomic goes through `transaction`.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path == default_db_path():
+        make_data_folder(path.parent)
+    else:
+        require_folder(path, "the database")
+    create_private(path)  # SQLite gives the -wal and -shm files the database's mode
     conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_SECONDS)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")

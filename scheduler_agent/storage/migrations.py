@@ -196,3 +196,42 @@ def m007_replies(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration
+def m010_leases_and_repairs(conn: sqlite3.Connection) -> None:
+    """Who runs each conversation: one lease per conversation id, with its holder and expiry (storage/lease.py).
+
+    A second process that wants to run a conversation someone holds is refused (exit 8), not let in to
+    re-run the round and fail on a duplicate entry. And each `conversations repair`: what it changed,
+    with the whole list as it was before.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE leases (
+            conversation_id INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+            holder_host TEXT NOT NULL,
+            holder_pid INTEGER NOT NULL,
+            since TEXT NOT NULL,     -- ISO UTC: when this holder claimed it
+            expires TEXT NOT NULL    -- ISO UTC: it lapses then unless renewed
+        )
+        """,
+        """
+        CREATE TABLE repairs (
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            changes TEXT NOT NULL,   -- JSON: one sentence per change
+            before TEXT NOT NULL,    -- JSON: the whole list before the repair
+            repaired_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (conversation_id, seq)
+        )
+        """,
+    )
+
+
+@migration
+def m011_booking_inputs(conn: sqlite3.Connection) -> None:
+    """A digest of the input each booking was made with: a tool_use id reused with another input is refused,
+    not answered with the earlier booking's result. NULL for bookings made before (they are not compared)."""
+    _run(conn, "ALTER TABLE bookings ADD COLUMN input_digest TEXT")

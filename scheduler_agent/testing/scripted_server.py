@@ -43,6 +43,13 @@ class Reply:
     # stream, as the API does when it fails after the 200 was sent. `error_message` is its message.
     midstream_error: str = ""
     chunk_delay: float = 0.0  # streamed only: seconds between events, to watch the text arrive
+    # Faults. `stall` seconds after the headers, before the body or the first event (a response that
+    # stalls after its headers; `delay` is one that stalls before them). `raw`: this body as it is,
+    # with status 200, instead of the JSON (a reply that is not JSON). Streamed, `stall_after` events
+    # are sent, then the stream stalls for `stall` seconds.
+    stall: float = 0.0
+    stall_after: int = 0
+    raw: bytes | None = None
 
     def body(self, request: JSON, number: int) -> JSON:
         if self.status != 200:
@@ -145,6 +152,27 @@ def tool_use(call_id: str, name: str, arguments: JSON) -> JSON:
     return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
 
 
+class _Server(ThreadingHTTPServer):
+    """Says when its loop runs (`serving`), for the start-up deadline."""
+
+    daemon_threads = True  # a handler stalled on purpose never holds up the end of a test
+    block_on_close = False
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.serving = threading.Event()
+
+    def service_actions(self) -> None:
+        self.serving.set()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet about a client that hung up (a test's timeout does that to a stalled reply)."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class ScriptedServer:
     """Serves `replies` on 127.0.0.1; `received` keeps every request body it was sent.
 
@@ -153,13 +181,16 @@ class ScriptedServer:
     a crash interrupted and another process resumed gets the same answer to the same request.
     """
 
+    START_SECONDS = 10.0
+    """The start-up deadline: a server that is not serving by then fails its test with a clear message."""
+
     def __init__(self, replies: list[Reply], *, by_length: bool = False) -> None:
         self.replies = list(replies)
         self.by_length = by_length
         self.received: list[JSON] = []
         self.served: set[int] = set()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     @property
@@ -173,6 +204,9 @@ class ScriptedServer:
 
     def __enter__(self) -> ScriptedServer:
         self._thread.start()
+        if not self._server.serving.wait(self.START_SECONDS):
+            self.__exit__()
+            raise RuntimeError(f"the scripted server did not start serving within {self.START_SECONDS:g} s")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -206,11 +240,16 @@ class ScriptedServer:
                     self.stream(reply, request, number)
                     return
                 payload = json.dumps(body, separators=(",", ":")).encode()
+                if reply is not None and reply.raw is not None:
+                    payload = reply.raw
                 request_id = str(body.get("request_id") or f"req_{body.get('id', '')}")
                 self.head(status, "application/json", request_id, len(payload))
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
+                self.wfile.flush()
+                if reply is not None and reply.stall:
+                    time.sleep(reply.stall)
                 self.wfile.write(payload)
 
             def stream(self, reply: Reply, request: JSON, number: int) -> None:
@@ -220,7 +259,10 @@ class ScriptedServer:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                for name, data in reply.events(request, number):
+                self.wfile.flush()
+                for sent, (name, data) in enumerate(reply.events(request, number)):
+                    if reply.stall and sent == reply.stall_after:
+                        time.sleep(reply.stall)
                     self.wfile.write(sse(name, data))
                     self.wfile.flush()
                     time.sleep(reply.chunk_delay)

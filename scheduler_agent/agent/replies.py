@@ -1,0 +1,107 @@
+"""Whether a reply can join the list: the model's reply is judged before it is appended.
+
+The list is sent back whole with every request, so one entry the API refuses wedges the
+conversation for good. Two kinds of reply are therefore kept beside the list, never in it:
+
+- an empty reply: `content: []`, or only text blocks that are empty, whitespace or `null`
+  (the real API sends these, e.g. a `refusal` with no text). Nothing is invented for the model:
+  the list ends with the user turn, and the person's next text joins that turn;
+- an unusable reply: one the API itself would refuse to take back (a `tool_use` without a
+  non-empty `name` or `id`, without an object `input`, two calls with one id, a content that
+  is not a list of blocks, an empty text block beside other blocks).
+
+Pure: the standard library and agent/ only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Fit(StrEnum):
+    USABLE = "usable"
+    EMPTY = "empty"  # the model answered with nothing
+    UNUSABLE = "unusable"  # the API would refuse the reply if it were sent back
+
+
+@dataclass(frozen=True)
+class Verdict:
+    fit: Fit
+    problems: list[str] = field(default_factory=list)  # one phrase per problem, for the person
+
+    @property
+    def usable(self) -> bool:
+        return self.fit is Fit.USABLE
+
+
+def _blank_text(block: object) -> bool:
+    if not isinstance(block, Mapping) or block.get("type") != "text":
+        return False
+    text = block.get("text")
+    return not isinstance(text, str) or not text.strip()
+
+
+def judge(reply: object, earlier_ids: Iterable[str] = ()) -> Verdict:
+    """Judge `reply` (the API's response body); `earlier_ids` are the call ids already in the list."""
+    content = reply.get("content") if isinstance(reply, Mapping) else None
+    if not isinstance(content, list):
+        return Verdict(Fit.UNUSABLE, [f"its content is {_kind(content)}, not a list of blocks"])
+    if all(_blank_text(block) for block in content):
+        return Verdict(Fit.EMPTY)
+    problems: list[str] = []
+    seen = set(earlier_ids)
+    for position, block in enumerate(content):
+        where = f"content[{position}]"
+        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+            problems.append(f"{where} is {_kind(block)}, not a block with a type")
+        elif _blank_text(block):
+            problems.append(f"{where} is a text block with no text")
+        elif block["type"] == "tool_use":
+            problems += _call_problems(block, where, seen)
+    return Verdict(Fit.UNUSABLE, problems) if problems else Verdict(Fit.USABLE)
+
+
+def _call_problems(block: Mapping[str, Any], where: str, seen: set[str]) -> list[str]:
+    problems = []
+    name, call_id = block.get("name"), block.get("id")
+    if not isinstance(name, str) or not name:
+        problems.append(f"the tool call at {where} has no tool name")
+    if not isinstance(call_id, str) or not call_id:
+        problems.append(f"the tool call at {where} has no id")
+    elif call_id in seen:
+        problems.append(f"the tool call at {where} reuses the id {call_id}")
+    else:
+        seen.add(call_id)
+    if not isinstance(block.get("input"), Mapping):
+        got = "no input" if "input" not in block else f"an input that is {_kind(block.get('input'))}"
+        problems.append(f"the tool call at {where} has {got}, not an object")
+    return problems
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def call_ids(messages: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every tool_use id already in the list."""
+    ids = []
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, list):
+            ids += [b["id"] for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("id")]
+    return ids

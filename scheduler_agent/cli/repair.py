@@ -1,0 +1,68 @@
+"""`scheduler-agent conversations repair ID`: a way out for a list an earlier version stored wedged.
+
+It shows what is wrong (who made each broken entry) and, after confirmation, makes the smallest change
+that makes the list valid again (grammar/repair.py); the change, and the list as it was, are recorded
+beside the conversation. Starts without the SDK.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from scheduler_agent.cli.calendar import connect
+from scheduler_agent.cli.edge import person_facing
+from scheduler_agent.cli.options import DbOption
+from scheduler_agent.cli.render import visible
+from scheduler_agent.grammar.check import GrammarError, check
+from scheduler_agent.grammar.repair import plan
+from scheduler_agent.storage import conversations
+
+
+@person_facing()
+def repair_command(
+    cid: Annotated[int, typer.Argument(help="The conversation id (see `conversations list`).", metavar="ID")],
+    db: DbOption = None,
+    yes: Annotated[bool, typer.Option("-y", "--yes", help="Repair without asking.")] = False,
+) -> None:
+    """Show what makes a stored list invalid and, once confirmed, make the smallest change that mends it."""
+    conn = connect(db)
+    _, messages = conversations.load(conn, cid)
+    violations = check(messages, mode="conversation")
+    if not violations:
+        typer.echo(f"Conversation {cid} is valid: nothing to repair.")
+        return
+    typer.echo(visible(str(GrammarError(violations, messages))).replace("NOT sent", "not valid", 1))
+    mended = plan(messages)
+    if not mended.changes:
+        raise _cannot(cid, mended.left)
+    typer.echo("The smallest change that makes it valid:")
+    for change in mended.changes:
+        typer.echo(f"  - {change}")
+    if mended.left:
+        raise _cannot(cid, mended.left)
+    if not yes and not _confirmed():
+        typer.echo("Nothing was changed.", err=True)
+        raise typer.Exit(1)
+    conversations.rewrite(conn, cid, messages, mended.messages, mended.changes)
+    typer.echo(
+        f"Repaired conversation {cid}: {len(messages)} entries are now {len(mended.messages)}; the change and the "
+        f"list as it was are kept beside it. `scheduler-agent ask --cid {cid} TEXT` goes on."
+    )
+
+
+def _cannot(cid: int, left: list[str]) -> Exception:
+    from scheduler_agent.agent.errors import AgentError
+
+    return AgentError(
+        f"conversation {cid} cannot be repaired by the smallest change: {'; '.join(left)}. "
+        f"`scheduler-agent conversations show {cid} --json` shows the list"
+    )
+
+
+def _confirmed() -> bool:
+    try:
+        return bool(typer.confirm("Repair it?", default=False, err=True))
+    except typer.Abort:  # standard input ended: no answer is a no
+        return False

@@ -1,0 +1,128 @@
+"""A conversation is run by one process at a time: a lease in the database, by conversation id.
+
+    claim(conn, cid, holder)    # or ConversationBusy (exit 8): who holds it, and since when
+    renew(conn, cid, holder)    # push the expiry on while running
+    release(conn, cid, holder)  # when the turn ends, however it ends
+
+A lease names its holder (a process on a host) and expires: a holder that died without
+releasing (SIGKILL, power cut) loses it when it expires, or at once when it was a process on
+this same host that no longer exists. Any store with a transaction can hold this table; the
+PostgreSQL workers claim the same rows.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.storage.db import transaction
+
+LEASE_SECONDS = 15 * 60.0  # renewed at every step of a turn; a step waits at most --timeout for the model
+
+
+class ConversationBusy(AgentError):
+    """The conversation is being run elsewhere: another process holds its lease."""
+
+    exit_code = 8
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who runs a conversation: a process on a host."""
+
+    host: str
+    pid: int
+
+    @classmethod
+    def me(cls) -> Holder:
+        return cls(socket.gethostname(), os.getpid())
+
+    def __str__(self) -> str:
+        return f"process {self.pid} on {self.host}"
+
+    def alive(self) -> bool | None:
+        """Whether the process still exists; None when it runs on another host (only expiry tells)."""
+        if self.host != socket.gethostname():
+            return None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+
+@dataclass(frozen=True)
+class Lease:
+    cid: int
+    holder: Holder
+    since: str  # ISO, UTC
+    expires: str  # ISO, UTC
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def current(conn: sqlite3.Connection, cid: int) -> Lease | None:
+    """The lease on `cid`, if one is recorded (it may have expired)."""
+    row = conn.execute(
+        "SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = ?", (cid,)
+    ).fetchone()
+    return None if row is None else Lease(cid, Holder(row[0], int(row[1])), row[2], row[3])
+
+
+def claim(conn: sqlite3.Connection, cid: int, holder: Holder, seconds: float = LEASE_SECONDS) -> Lease:
+    """Take the lease on `cid` for `holder`, or raise ConversationBusy naming who holds it and since when."""
+    now = _now()
+    with transaction(conn):
+        held = current(conn, cid)
+        if held is not None and held.holder != holder and not _lapsed(held, now):
+            raise ConversationBusy(
+                f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
+                f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
+            )
+        since = held.since if held is not None and held.holder == holder else _iso(now)
+        expires = _iso(now + timedelta(seconds=seconds))
+        conn.execute(
+            "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) VALUES (?,?,?,?,?)"
+            " ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host,"
+            " holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires",
+            (cid, holder.host, holder.pid, since, expires),
+        )
+    return Lease(cid, holder, since, expires)
+
+
+def renew(conn: sqlite3.Connection, cid: int, holder: Holder, seconds: float = LEASE_SECONDS) -> bool:
+    """Push the expiry of `holder`'s lease on; False if it no longer holds it."""
+    expires = _iso(_now() + timedelta(seconds=seconds))
+    with transaction(conn):
+        cursor = conn.execute(
+            "UPDATE leases SET expires = ? WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
+            (expires, cid, holder.host, holder.pid),
+        )
+    return cursor.rowcount == 1
+
+
+def release(conn: sqlite3.Connection, cid: int, holder: Holder) -> None:
+    """Give the lease up (nothing happens if `holder` does not hold it)."""
+    with transaction(conn):
+        conn.execute(
+            "DELETE FROM leases WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
+            (cid, holder.host, holder.pid),
+        )
+
+
+def _lapsed(lease: Lease, now: datetime) -> bool:
+    if lease.expires < _iso(now):
+        return True
+    return lease.holder.alive() is False
