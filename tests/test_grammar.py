@@ -589,6 +589,7 @@ def broken_entry(rng: random.Random, messages: list[Any]) -> Any:
             answers(rng.choice(IDS)),
             "garbage",
             {"role": "tool", "content": "x"},
+            {"role": "system", "content": rng.choice(["Be brief.", [{"type": "text", "text": ""}], [call("t1")]])},
             {"role": "user"},
             {"role": "user", "content": 7},
         ]

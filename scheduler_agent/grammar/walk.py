@@ -20,7 +20,7 @@ are about, and the end of the list settles the rest (`Walker.tail`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from scheduler_agent.grammar import rules
@@ -44,16 +44,22 @@ Placed = tuple[int, Violation]  # (the index of the entry it is about, the findi
 Call = tuple[str, int, str]  # (call id, entry index, where)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Run:
-    """The merged turn the entries so far end with, as the walk needs it to go on (immutable)."""
+    """The merged turn the entries so far end with, as the walk needs it to go on.
+
+    One per entry: the walk copies the one before and changes only the copy, so each stays as it was
+    after its entry (what `rollback` goes back to)."""
 
     role: str | None  # "user", "assistant", "system", another role; None for an entry that is not an object
     calls: tuple[Call, ...] = ()  # an assistant run's calls, in order
     asked: tuple[Call, ...] = ()  # a user run: the calls of the assistant run right before it
     answered: tuple[Call, ...] = ()  # a user run: the results so far (tool_use_id, entry index, where)
     first_other: tuple[int, str, str] | None = None  # a user run: its first block that is not a result
-    blank: tuple[str, ...] = ()  # the last entry's whitespace-only texts (an assistant entry)
+    blank: tuple[str, ...] = field(default=())  # the last entry's whitespace-only texts (an assistant entry)
+
+    def copy(self) -> Run:
+        return Run(*(getattr(self, f.name) for f in fields(self)))
 
 
 def _missing(calls: Sequence[Call], answered: Sequence[Call] = ()) -> list[Placed]:
@@ -106,7 +112,8 @@ class Walker:
         role = rules.role_of(entry) if isinstance(entry, Mapping) else None
         if before is not None and role in rules.ROLES and before.role == role:
             found.append((index, rules.same_role(role, index)))
-            run = replace(before, blank=())
+            run = before.copy()
+            run.blank = ()
         else:
             found += _closing(before, role) if before else []
             asked = before.calls if before and before.role == "assistant" and role == "user" else ()
@@ -164,11 +171,11 @@ class Walker:
             if not content:
                 found.append(Violation(f"{where}.content", API_EMPTY_CONTENT))
             elif not content.strip() and role == "assistant":
-                run = replace(run, blank=(f"{where}.content",))
+                run.blank = (f"{where}.content",)
             elif not content.strip():
                 found.append(Violation(f"{where}.content", API_WHITESPACE_TEXT))
             if role == "user" and run.first_other is None:
-                run = replace(run, first_other=(index, f"{where}.content", "text"))
+                run.first_other = (index, f"{where}.content", "text")
             return run
         if not isinstance(content, list):
             cause = f"content must be a string or an array of content blocks, not {kind_of(content)}"
@@ -190,13 +197,14 @@ class Walker:
         else:
             kind = block["type"]
         if role == "user" and kind != "tool_result" and run.first_other is None:
-            run = replace(run, first_other=(index, where, kind))
+            run.first_other = (index, where, kind)
         if not isinstance(block, Mapping) or kind == "not a block":
             return run
         if kind == "text":
             violation = rules.text_block(block, where)
             if violation and violation.cause == API_WHITESPACE_TEXT and role == "assistant":
-                return replace(run, blank=(*run.blank, where))  # a warning, unless it is the last entry
+                run.blank = (*run.blank, where)  # a warning, unless it is the last entry
+                return run
             found += [violation] if violation else []
         elif kind == "tool_use":
             return self._call(block, where, index, role, run, found)
@@ -233,7 +241,7 @@ class Walker:
                 self.first_seen[call_id] = where
                 self.id_log.append((index, call_id))
             if role == "assistant":
-                run = replace(run, calls=(*run.calls, (call_id, index, where)))
+                run.calls = (*run.calls, (call_id, index, where))
         if not isinstance(block.get("name"), str) or not block["name"]:
             found.append(Violation(f"{where}.name", 'a `tool_use` block needs the name of the tool it calls in "name"'))
         if not isinstance(block.get("input"), Mapping):
@@ -260,7 +268,7 @@ class Walker:
             )
             found.append(Violation(where, cause))
         else:
-            run = replace(run, answered=(*run.answered, (call_id, index, where)))
+            run.answered = (*run.answered, (call_id, index, where))
             if run.first_other is not None:
                 _, other, kind = run.first_other
                 cause = (
