@@ -104,7 +104,8 @@ def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replay
             session = Session(
                 conn, clock, send, settings_of(setup), streamed, messages=result.messages, decide=decide_of(setup)
             )
-            result.cid = session.store()  # in the temporary calendar: counters and resume work as they did
+            session.store()  # in the temporary calendar: counters and resume work as they did
             run_inputs(session, setup["inputs"], result)
+            result.cid = session.cid
             replay.check_all_played()
     return result
