@@ -106,7 +106,7 @@ def show_command(
             typer.echo(f"[{position}] {entry['role']:9} {line}")
 
 
-@conversations_app.command("delete")
+@conversations_app.command("delete", epilog=examples("scheduler-agent conversations delete 3"))
 @person_facing()
 def delete_command(cid: IdArgument, db: DbOption = None) -> None:
     """Delete a stored conversation (the calendar's events stay)."""

@@ -24,7 +24,7 @@ db_app = typer.Typer(
 
 def mask(location: str) -> str:
     """A database location as it may be printed: the password of a URL (`scheme://user:secret@host`) masked."""
-    return re.sub(r"^([A-Za-z][\w+.-]*://[^:/@]*:)[^@]*@", r"\1***@", location)
+    return re.sub(r"^([A-Za-z][\w+.-]*:/{1,2}[^:/@]*:)[^@]*@", r"\1***@", location)
 
 
 def existing(db: Path | None) -> sqlite3.Connection:
