@@ -156,9 +156,11 @@ def test_conversations_list_filters_states_limit_and_json(demo_db: Path, api: Se
     rows = json.loads(listed.stdout)
     assert [(r["id"], r["state"], r["entries"]) for r in rows] == [(2, "stopped", 3), (1, "complete", 2)]
     assert rows[1]["first_text"] == "Book Priya, never before 10am" and rows[0]["model"] == "claude-haiku-5-5"
-    ids = lambda *a: [
-        r["id"] for r in json.loads(invoke("conversations", "list", "--json", "--db", str(demo_db), *a).stdout)
-    ]
+
+    def ids(*args: str) -> list[int]:
+        listed = invoke("conversations", "list", "--json", "--db", str(demo_db), *args)
+        return [row["id"] for row in json.loads(listed.stdout)]
+
     assert ids("-q", "10AM") == [1] and ids("--model", "claude-haiku-5-5") == [2]
     assert ids("--state", "stopped") == [2] and ids("--state", "complete") == [1] and ids("--state", "waiting") == []
     assert ids("--limit", "1") == [2] and ids("--limit", "0") == [2, 1]  # 0: all of them
