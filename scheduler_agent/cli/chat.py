@@ -2,8 +2,8 @@
 
 Ctrl-C while waiting for the model cancels that request: the list ends with your turn, still
 valid, and what you type next joins it. Ctrl-C during a tool run answers the round's calls as
-interrupted (saying whether a booking happened) before it stops. A second Ctrl-C, or Ctrl-D,
-at the prompt leaves.
+interrupted (saying whether a booking happened) before it stops. Ctrl-C at the prompt clears the
+line, as a shell does; a second one on an empty line, or Ctrl-D, leaves.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TextIO
 
 from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, TurnStarted
 from scheduler_agent.agent.session import Session
+from scheduler_agent.cli.line_reader import edit_in_editor, read_multi
 from scheduler_agent.cli.render import entry_lines
 
 HELP = """Commands:
@@ -22,6 +23,8 @@ HELP = """Commands:
   /tokens   per iteration of the last turn: entries, input and output tokens, cache reads and writes
   /history  the conversation so far, one line per block
   /new      start a new conversation
+  /multi    type several lines, then /end on a line of its own to send them as one message
+  /edit     write the message in $EDITOR; it is sent when the editor exits
   /help     this list
   /quit     leave (Ctrl-D too)"""
 
@@ -84,29 +87,58 @@ class Chat:
     usage: UsageLog
     prompt: str = "you> "
     on_interrupt: Callable[[], None] = lambda: None  # e.g. stop a spinner, end a half-written line
+    pending: Callable[[], str] = lambda: ""  # what was on the line when Ctrl-C came
+    editor: Callable[[], str] = edit_in_editor  # /edit
 
     def run(self) -> int:
-        """Until /quit, Ctrl-D or a second Ctrl-C; returns the exit code."""
+        """Until /quit, Ctrl-D or a second Ctrl-C on an empty line; returns the exit code."""
+        interrupted = False
         while True:
             try:
                 line = self.read_line(self.prompt)
             except KeyboardInterrupt:
-                self.err.write("\n")
-                return 130
+                if interrupted and not self.pending():
+                    self.err.write("\n")
+                    return 130
+                interrupted = True
+                self.err.write("\n(the line was cleared: Ctrl-C again on an empty line, or Ctrl-D, leaves)\n")
+                continue
+            interrupted = False
             if line is None:
                 return 0
-            text = line.strip()
+            text: str | None = line.strip()
             if not text:
                 continue
             if text.startswith("/"):
-                if self.command(text) == "quit":
+                text = self.slash(text)
+                if text == "/quit":
                     return 0
-                continue
+                if text is None:
+                    continue
             try:
                 self.session.ask(text)
             except KeyboardInterrupt:
                 self.on_interrupt()
                 self.err.write(f"\n{self.interrupted_note()}\n")
+
+    def slash(self, text: str) -> str | None:
+        """A slash command: "/quit", the text to send (/multi, /edit), or None when it was handled."""
+        name = text.split()[0].lower()
+        if name == "/multi":
+            self.err.write("Type the message; /end on a line of its own sends it.\n")
+            return read_multi(self.read_line) or None
+        if name == "/edit":
+            try:
+                written = self.editor()
+            except OSError as exc:
+                self.err.write(f"Nothing sent: {exc}.\n")
+                return None
+            if not written:
+                self.err.write("Nothing sent: the message was empty.\n")
+                return None
+            self.err.write(f"{self.prompt}{written}\n")
+            return written
+        return "/quit" if self.command(text) == "quit" else None
 
     def interrupted_note(self) -> str:
         last = self.session.messages[-1] if self.session.messages else None

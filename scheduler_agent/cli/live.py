@@ -73,11 +73,6 @@ def reporters(
     return listeners
 
 
-def read_line(prompt: str) -> str | None:
-    """A chat line from standard input (None at its end); the prompt goes to stderr, only on a terminal."""
-    return _read(prompt if sys.stdin.isatty() else "")
-
-
 def read_answer(prompt: str) -> str | None:
     """An answer to an approval question: the question is always shown (on stderr), terminal or not.
 
@@ -258,6 +253,7 @@ def ask_command(
 def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     """An interactive session: the list carries over from turn to turn. /help lists the slash commands."""
     from scheduler_agent.cli.chat import Chat, UsageLog
+    from scheduler_agent.cli.line_reader import LineReader
 
     settings = settings_of(run, turn)
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
@@ -267,8 +263,10 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     if sys.stdin.isatty():
         typer.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
     fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes)
-    chat = Chat(session, lambda: open_session(fresh, settings, report), read_line, sys.stdout, sys.stderr, log)
+    reader = LineReader()  # readline on a terminal: editing, history (0600, in the data folder)
+    chat = Chat(session, lambda: open_session(fresh, settings, report), reader.read, sys.stdout, sys.stderr, log)
     chat.on_interrupt = report.close
+    chat.pending = reader.pending
     with recording_if(turn.record, session, report):
         code = chat.run()
     raise typer.Exit(code)
