@@ -8,9 +8,10 @@ Only the commands that call the model or replay a cassette (`ask`, `chat`, `resu
 from __future__ import annotations
 
 import json
+import sys
 from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -171,5 +172,19 @@ def lint(
     raise typer.Exit(result.exit_code)
 
 
+def _quiet_sdk_finalisers(unraisable: Any) -> None:
+    """An SDK client cut short by Ctrl-C while it was being built fails again in its `__del__` at exit
+    (`'SyncHttpxClientWrapper' object has no attribute '_state'`): that says nothing to a person."""
+    where = getattr(unraisable.object, "__module__", "") or ""
+    if where.startswith(("anthropic", "httpx")) or isinstance(unraisable.exc_value, KeyboardInterrupt):
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def main() -> None:
-    app()
+    sys.unraisablehook = _quiet_sdk_finalisers
+    try:
+        app()
+    except KeyboardInterrupt:  # outside any command's own edge: while Typer parses, or at exit
+        sys.stderr.write("\nInterrupted.\n")
+        raise SystemExit(130) from None
