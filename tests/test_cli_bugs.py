@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.cli import app
+from scheduler_agent.playback.cassette_file import read_setup
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
@@ -159,3 +160,30 @@ def test_resume_at_the_bound_says_both_counts(demo_db: Path, api: Serve) -> None
     assert "Stopped after 5 iterations in this turn, 2 since resuming (the bound" in result.stderr
     assert "this many more" in invoke("resume", "--help").stdout.replace("\n", " ")
     assert "stopped" in invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
+
+
+# --- 3. a recorded chat that used /new replays -------------------------------------------------
+
+
+def test_a_recorded_chat_with_new_and_tokens_replays_as_it_ran(demo_db: Path, api: Serve, tmp_path: Path) -> None:
+    find = tool_use("toolu_n1", "find_free_slots", FIND)
+    api(
+        [
+            Reply([find], "tool_use"),
+            Reply([text("Monday 14:00 is free.")]),
+            Reply([text("A fresh start: hello.")]),
+            Reply([text("Two lines, one message.")]),
+        ]
+    )
+    path = tmp_path / "chat.yaml"
+    typed = "when is priya free?\n/tokens\n/new\nhello\n/multi\nline one\nline two\n/end\n/tokens\n/quit\n"
+    live = invoke("chat", "--record", str(path), "--db", str(demo_db), *TODAY, input=typed)
+    assert live.exit_code == 0, live.stderr
+    setup = read_setup(path)
+    assert setup["inputs"] == typed.splitlines()  # every line typed, slash commands included
+    replayed = invoke("replay", str(path))
+    assert replayed.exit_code == 0, replayed.stderr
+    assert "differs" not in replayed.stderr
+    assert replayed.stdout.count("iteration entries") == 2  # both /tokens tables again
+    assert "Monday 14:00 is free." in replayed.stdout and "Two lines, one message." in replayed.stdout
+    assert "you> /new" in replayed.stderr and "Started a new conversation." in replayed.stderr

@@ -118,7 +118,14 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
     setup = read_setup(path)
     estimated = setup.get("replies") == "scripted"
     report = cli_live.reporters(dump_array, dump_array_file, estimated, replaying=True, usage=True)
-    result = replay(path, report=report)
+    command = None
+    if any(line.strip().startswith("/") for line in setup.get("inputs", [])):  # a recorded chat
+        from scheduler_agent.cli.chat import UsageLog, replayed_commands
+
+        log = UsageLog()
+        report.append(log)
+        command = replayed_commands(log, sys.stdout, sys.stderr)
+    result = replay(path, report=report, command=command)
     if teach and setup.get("lesson"):
         typer.echo(f"\nWhat this shows: {setup['lesson']}")
     if result.error is not None:

@@ -89,13 +89,20 @@ class Chat:
     on_interrupt: Callable[[], None] = lambda: None  # e.g. stop a spinner, end a half-written line
     pending: Callable[[], str] = lambda: ""  # what was on the line when Ctrl-C came
     editor: Callable[[], str] = edit_in_editor  # /edit
+    on_line: Callable[[str], None] = lambda line: None  # hears every line typed (a recording keeps them)
+
+    def read(self, prompt: str) -> str | None:
+        line = self.read_line(prompt)
+        if line is not None:
+            self.on_line(line)
+        return line
 
     def run(self) -> int:
         """Until /quit, Ctrl-D or a second Ctrl-C on an empty line; returns the exit code."""
         interrupted = False
         while True:
             try:
-                line = self.read_line(self.prompt)
+                line = self.read(self.prompt)
             except KeyboardInterrupt:
                 if interrupted and not self.pending():
                     self.err.write("\n")
@@ -126,7 +133,7 @@ class Chat:
         name = text.split()[0].lower()
         if name == "/multi":
             self.err.write("Type the message; /end on a line of its own sends it.\n")
-            return read_multi(self.read_line) or None
+            return (read_multi(self.read) or "").strip() or None
         if name == "/edit":
             try:
                 written = self.editor()
@@ -137,6 +144,7 @@ class Chat:
                 self.err.write("Nothing sent: the message was empty.\n")
                 return None
             self.err.write(f"{self.prompt}{written}\n")
+            self.on_line(written)  # a replay sends the text written, it does not open an editor
             return written
         return "/quit" if self.command(text) == "quit" else None
 
@@ -170,3 +178,17 @@ class Chat:
             self.err.write(f"Unknown command {name}; /help lists them.\n")
         self.out.flush()
         return name
+
+
+def replayed_commands(usage: UsageLog, out: TextIO, err: TextIO) -> Callable[[Session, str], None]:
+    """What a replay does with a recorded chat's slash commands: shows them, and what they showed."""
+
+    def show(session: Session, text: str) -> None:
+        err.write(f"you> {text}\n")
+        if text.split()[0].lower() == "/new":
+            usage.turns.clear()
+            err.write("Started a new conversation.\n")
+            return
+        Chat(session, lambda: session, lambda prompt: None, out, err, usage).command(text)
+
+    return show

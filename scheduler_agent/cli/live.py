@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from anthropic import Anthropic
 
     from scheduler_agent.agent.session import Session, Settings
+    from scheduler_agent.calendar.clock import Clock
+    from scheduler_agent.playback.record import Recorder
 
 
 class Listeners(list[Report]):
@@ -124,6 +126,7 @@ class Opening:
     record: Path | None = None
     yes: bool = False
     read_answer: ReadAnswer = read_answer
+    clock: Clock | None = None  # a new conversation's clock (a recorded chat's /new keeps the pinned one)
 
 
 def open_session(opening: Opening, settings: Settings, report: Listeners) -> Session:
@@ -155,7 +158,7 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if cid is not None:
         session = Session.stored(conn, cid, send, settings, streamed, clock, decide)
     else:
-        clock = clock or clock_for(conn, None)
+        clock = opening.clock or clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
             clock = clock.frozen(get_owner(conn).tz)
         session = Session(conn, clock, send, settings, streamed, decide=decide)
@@ -177,16 +180,16 @@ def has_credentials(client: Anthropic) -> bool:
 
 
 @contextmanager
-def recording_if(path: Path | None, session: Session, listeners: Listeners) -> Iterator[None]:
+def recording_if(path: Path | None, session: Session, listeners: Listeners) -> Iterator[Recorder | None]:
     """`--record PATH`: write the session as a cassette while the block runs (nothing when no path)."""
     if path is None:
-        yield
+        yield None
         return
     from scheduler_agent.playback.record import recorded
 
     with recorded(path, session) as recorder:
         listeners.append(recorder)
-        yield
+        yield recorder
     typer.echo(f"recorded to {path} (replay it with `scheduler-agent replay {path}`)", err=True)
 
 
@@ -267,7 +270,10 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     chat = Chat(session, lambda: open_session(fresh, settings, report), reader.read, sys.stdout, sys.stderr, log)
     chat.on_interrupt = report.close
     chat.pending = reader.pending
-    with recording_if(turn.record, session, report):
+    with recording_if(turn.record, session, report) as recorder:
+        if recorder is not None:
+            chat.on_line = recorder.typed
+            fresh = dataclasses.replace(fresh, clock=session.clock)  # /new runs on the same pinned clock
         code = chat.run()
     raise typer.Exit(code)
 
