@@ -187,3 +187,27 @@ def test_a_recorded_chat_with_new_and_tokens_replays_as_it_ran(demo_db: Path, ap
     assert replayed.stdout.count("iteration entries") == 2  # both /tokens tables again
     assert "Monday 14:00 is free." in replayed.stdout and "Two lines, one message." in replayed.stdout
     assert "you> /new" in replayed.stderr and "Started a new conversation." in replayed.stderr
+
+
+# --- 8. the context budget counts the system prompt and tools, and the trace says it trimmed --------
+
+
+def test_the_context_budget_counts_the_system_prompt_and_tools(demo_db: Path, api: Serve) -> None:
+    from scheduler_agent.agent.trim import estimate_tokens
+
+    calls = [Reply([tool_use(f"toolu_cb{i}", "find_free_slots", FIND)], "tool_use") for i in range(2)]
+    server = api([*calls, Reply([text("Monday 14:00.")])])
+    probe = invoke("ask", "Never before 10am. Find Priya.", "-n", "--db", str(demo_db), *TODAY, "--no-stream")
+    assert probe.exit_code == 0
+    body = server.received[-1]
+    fixed = estimate_tokens(body["system"]) + estimate_tokens(body["tools"])
+    whole = estimate_tokens(body["messages"])  # the list alone, 5 entries, fits a budget of whole + 10 ...
+    server = api([*calls, Reply([text("Monday 14:00.")])])
+    budget = str(fixed + whole - 10)  # ... but not once the system prompt and tools are counted
+    result = invoke(
+        "ask", "Never before 10am. Find Priya.", "--context-budget", budget, "-n", "--db", str(demo_db), *TODAY
+    )
+    assert result.exit_code == 0, result.stderr
+    assert len(server.received[-1]["messages"]) == 3  # the oldest round was left out
+    assert "[iteration 3] sending 3 of 5 entries (budget)" in result.stderr
+    assert "[iteration 2] sending 3 entries" in result.stderr  # nothing left out: nothing said

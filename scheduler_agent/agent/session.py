@@ -34,7 +34,7 @@ from scheduler_agent.agent.loop import Send, add_user_text, answer_all, iteratio
 from scheduler_agent.agent.prompt_loader import render
 from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS, build_request, encode
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, CallStatus, Toolbox
-from scheduler_agent.agent.trim import TRIMS
+from scheduler_agent.agent.trim import TRIMS, estimate_tokens
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner, list_people
@@ -229,8 +229,11 @@ class Session:
         """The request for this iteration, after the grammar check: a list the API would reject is never sent."""
         violations = self.checker.check(messages, mode="request", raw=self.raw)
         view = messages
+        context = self.context or self.fresh_context()
         if not violations and self.settings.context_budget is not None:
-            view = TRIMS[self.settings.trim](messages, self.settings.context_budget)
+            # the budget is the whole request's: what the system prompt and the tools take is not the list's
+            fixed = estimate_tokens(context.system) + estimate_tokens(context.tools)
+            view = TRIMS[self.settings.trim](messages, self.settings.context_budget - fixed)
             if view is not messages:
                 violations = check(view, mode="request")
         refused = violations if self.settings.strict else [v for v in violations if not v.api_accepts]
@@ -238,7 +241,6 @@ class Session:
             raise GrammarError(refused)
         if violations:
             self.report(GrammarWarning(violations))
-        context = self.context or self.fresh_context()
         return build_request(
             model=context.model,
             system=context.system,

@@ -83,8 +83,9 @@ ContextBudgetOption = Annotated[
         "--context-budget",
         metavar="TOKENS",
         min=1,
-        help="Send at most about this many tokens of the list: whole old rounds are left out of the request "
-        "(never the first user turn, never a call without its result). The stored list is untouched.",
+        help="Send at most about this many tokens, the system prompt and the tool definitions included: whole "
+        "old rounds of the list are left out of the request (never the first user turn, never a call without "
+        "its result). The stored list is untouched.",
         show_default=False,
     ),
 ]
