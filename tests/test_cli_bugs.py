@@ -211,3 +211,33 @@ def test_the_context_budget_counts_the_system_prompt_and_tools(demo_db: Path, ap
     assert len(server.received[-1]["messages"]) == 3  # the oldest round was left out
     assert "[iteration 3] sending 3 of 5 entries (budget)" in result.stderr
     assert "[iteration 2] sending 3 entries" in result.stderr  # nothing left out: nothing said
+
+
+# --- 8. the approval says the other person's time; people get people's wording ---------------------
+
+
+def test_the_approval_question_gives_the_other_persons_local_time(demo_db: Path, api: Serve) -> None:
+    book = tool_use("toolu_tz1", "create_event", {"with": "aiko", "start": "2026-08-31T14:00", "minutes": 30})
+    api([Reply([book], "tool_use"), Reply([text("Booked.")])])
+    result = invoke("ask", "Book Aiko Monday 3pm", "--db", str(demo_db), *TODAY, input="y\n")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "Mon 2026-08-31 14:00-14:30 (Europe/London) for you and Aiko Tanaka (aiko); for Aiko Tanaka that is "
+        "Mon 2026-08-31 09:00-09:30 America/New_York" in result.stderr
+    )
+
+
+def test_calendar_commands_speak_to_people_not_to_the_model(demo_db: Path) -> None:
+    past = invoke(
+        "calendar", "add-event", "--with", "priya", "--start", "2026-08-20T10:00", "--db", str(demo_db), *TODAY
+    )
+    assert past.exit_code == 1 and "is in the past" in past.stderr
+    assert "find_free_slots" not in past.stderr and "calendar show --person" in past.stderr
+    busy = invoke(
+        "calendar", "add-event", "--with", "priya", "--start", "2026-08-31T09:00", "--db", str(demo_db), *TODAY
+    )
+    twice = invoke(
+        "calendar", "add-event", "--with", "priya", "--start", "2026-08-31T09:00", "--db", str(demo_db), *TODAY
+    )
+    assert busy.exit_code == 0 and twice.exit_code == 1 and "is not free" in twice.stderr
+    assert "create_event" not in twice.stderr and "find_free_slots" not in twice.stderr

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 import typer
 
+from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.events import cancel_event, events_for
 from scheduler_agent.calendar.fixtures import seed_demo
@@ -49,6 +50,27 @@ MinutesOption = Annotated[int, typer.Option("--minutes", metavar="MINUTES", help
 def examples(*commands: str) -> str:
     """A command's "Examples:" epilog, kept as written (Click's \\b stops it rewrapping the lines)."""
     return "Examples:\n\n\b\n" + "\n".join(f"  scheduler-agent calendar {command}" for command in commands)
+
+
+# The tools' texts are written for the model (they name tools); a person at the command line gets these.
+FOR_PEOPLE = {
+    "e.g. one from find_free_slots.": "e.g. a free window from `scheduler-agent calendar show --person KEY`.",
+    "find_free_slots lists the free windows.": "`scheduler-agent calendar show --person KEY` lists the free windows.",
+    "call create_event again with a start inside a free window.": "give a --start inside a free window.",
+    "call find_free_slots for the next week, or try a shorter meeting.": (
+        "look at the next week (`scheduler-agent calendar show --week DATE`), or try a shorter --minutes."
+    ),
+    "Tell the user: create_event only books inside both people's working hours.": (
+        "Meetings are booked only inside both people's working hours."
+    ),
+}
+
+
+def for_people(text: str) -> str:
+    """A tool's text, as said to a person at the command line rather than to the model."""
+    for model_words, people_words in FOR_PEOPLE.items():
+        text = text.replace(model_words, people_words)
+    return text
 
 
 def connect(db: Path | None) -> sqlite3.Connection:
@@ -162,7 +184,10 @@ def add_event_command(
     """Book a meeting with the same checks as the agent's create_event tool."""
     with _calendar(db) as conn:
         tools = CalendarTools(conn, clock_for(conn, today))
-        typer.echo(tools.create_event(with_, start, minutes, title))
+        try:
+            typer.echo(tools.create_event(with_, start, minutes, title))
+        except ToolError as exc:
+            raise CalendarError(for_people(str(exc))) from None
 
 
 @calendar_app.command("cancel", epilog=examples("cancel 29"))
@@ -230,7 +255,7 @@ def show_command(
         day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
         check_minutes(minutes)
         for line in _week_lines(conn, tools, owner, other, day, minutes):
-            typer.echo(line)
+            typer.echo(for_people(line))
 
 
 def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
