@@ -218,3 +218,32 @@ def test_an_unknown_model_has_no_price_never_zero() -> None:
     assert cost.usd is None and cost.text() == "no price"
     assert total([Cost(Decimal("0.5")), cost]).text() == "no price"
     assert Cost(Decimal("0.0123"), estimated=True).text() == "~$0.0123 (estimate)"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--version"],
+        ["-h"],
+        ["db", "path"],
+        ["stats", "--json", "--db", "{db}"],
+        ["conversations", "list", "--json", "-q", "x", "--state", "stopped", "--db", "{db}"],
+        ["conversations", "show", "1", "--db", "{db}"],
+        ["calendar", "people", "--json", "--db", "{db}"],
+        ["calendar", "show", "--json", "--from", "2026-08-31T00:00", "--db", "{db}"],
+    ],
+)
+def test_the_new_read_only_paths_do_not_import_the_sdk_or_vcrpy(argv: list[str], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "c.db")
+    args = [a.replace("{db}", path) for a in argv]
+    code = (
+        "import sys\nfrom scheduler_agent.cli import app\n"
+        f"try:\n    app(['calendar', 'seed-demo', '--db', {path!r}])\nexcept SystemExit:\n    pass\n"
+        f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', 'anthropic' in sys.modules, 'vcr' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "LOADED False False"
