@@ -39,11 +39,12 @@ def test_slash_commands(demo_db: Path, api: Serve) -> None:
     out = result.stdout
     assert "Monday 14:00 works." in out and "Fresh start." in out
     # /tokens: a header, one row per iteration (entries sent, input, output, cache), then the turn's total
-    assert re.search(r"^iteration entries +input +output cache read cache write$", out, re.M)
-    rows = re.findall(r"^ +(\d) +(\d) +([\d,]+) +(\d+) +0 +0$", out, re.M)
+    assert re.search(r"^iteration entries +input +output cache read cache write  cost$", out, re.M)
+    rows = re.findall(r"^ +(\d) +(\d) +([\d,]+) +(\d+) +0 +0  \$(0\.\d{4})$", out, re.M)
     assert [(r[0], r[1]) for r in rows] == [("1", "1"), ("2", "3")]
-    total = re.search(r"^ +turn +([\d,]+) +(\d+) +0 +0$", out, re.M)
+    total = re.search(r"^ +turn +([\d,]+) +(\d+) +0 +0  \$(0\.\d{4})$", out, re.M)
     assert total and int(total[1].replace(",", "")) == sum(int(r[2].replace(",", "")) for r in rows)
+    assert float(total[3]) > 0  # the scripted server names claude-sonnet-5-5, which genai-prices knows
     dumped = json.JSONDecoder().raw_decode(out[out.index("[\n") :])[0]
     assert dumped == [*server.received[1]["messages"], {"role": "assistant", "content": [text("Monday 14:00 works.")]}]
     assert '[1] assistant → find_free_slots(person="priya", week="2026-08-31")' in out  # /history

@@ -241,3 +241,41 @@ def test_calendar_commands_speak_to_people_not_to_the_model(demo_db: Path) -> No
     )
     assert busy.exit_code == 0 and twice.exit_code == 1 and "is not free" in twice.stderr
     assert "create_event" not in twice.stderr and "find_free_slots" not in twice.stderr
+
+
+def test_migration_m008_adds_the_turn_stop_to_a_database_made_before_it(tmp_path: Path) -> None:
+    from scheduler_agent.storage.migrations import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    for name, apply in MIGRATIONS:
+        if name.startswith("m008"):
+            break
+        apply(conn)
+        conn.execute("INSERT INTO _migrations (name) VALUES (?)", (name,))
+    conn.execute(
+        "INSERT INTO conversations (model, max_tokens, system, tools, started_on) VALUES ('m', 1, 's', '[]', 'd')"
+    )
+    conn.execute('INSERT INTO entries VALUES (1, 0, \'user\', \'[{"type":"text","text":"hi"}]\')')
+    conn.close()
+    migrated = db.connect(path)
+    assert "m008_turn_stops" in db.applied_migrations(migrated)
+    assert conversations.load(migrated, 1)[0].last_stop is None
+    assert conversations.summaries(migrated)[0].state == "waiting"
+    conversations.set_stop(migrated, 1, "bound")
+    assert conversations.summaries(migrated)[0].state == "stopped"
+    with pytest.raises(sqlite3.IntegrityError):
+        migrated.execute("UPDATE conversations SET last_stop = 'nonsense'")
+
+
+def test_ask_json_when_the_api_is_unavailable_still_prints_one_object(demo_db: Path, api: Serve) -> None:
+    import json
+
+    overloaded = Reply(status=529, error_type="overloaded_error", error_message="Overloaded")
+    api([overloaded] * 3)
+    result = invoke("ask", "find", "--json", "--db", str(demo_db), *TODAY)
+    assert result.exit_code == 5
+    record = json.loads(result.stdout)
+    assert record["outcome"] == "error" and record["exit_code"] == 5 and "unavailable" in record["exit_reason"]
+    assert record["conversation"] == 1 and record["tool_calls"] == []

@@ -122,7 +122,7 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
     if any(line.strip().startswith("/") for line in setup.get("inputs", [])):  # a recorded chat
         from scheduler_agent.cli.chat import UsageLog, replayed_commands
 
-        log = UsageLog()
+        log = UsageLog(estimated)
         report.append(log)
         command = replayed_commands(log, sys.stdout, sys.stderr)
     result = replay(path, report=report, command=command)

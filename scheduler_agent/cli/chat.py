@@ -33,13 +33,15 @@ HELP = """Commands:
 class Iteration:
     entries: int
     usage: dict[str, int] = field(default_factory=dict)
+    model: str = ""
 
 
 class UsageLog:
     """Listens to the loop and keeps each iteration's size and token counts, turn by turn."""
 
-    def __init__(self) -> None:
+    def __init__(self, estimated: bool = False) -> None:
         self.turns: list[list[Iteration]] = []
+        self.estimated = estimated  # scripted replies (a replayed lesson): costs are estimates
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TurnStarted):
@@ -51,24 +53,31 @@ class UsageLog:
         elif isinstance(event, ReplyReceived) and self.turns and self.turns[-1]:
             usage = event.reply.get("usage") or {}
             self.turns[-1][-1].usage = {k: v for k, v in usage.items() if isinstance(v, int)}
+            self.turns[-1][-1].model = str(event.reply.get("model", ""))
 
     def table(self) -> str:
+        """The last turn, one row per iteration, then the turn's total; the cost from genai-prices."""
+        from scheduler_agent.api.prices import price_of, total
+
         if not self.turns or not self.turns[-1]:
             return "No requests yet in this chat."
         keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-        lines = [f"{'iteration':>9} {'entries':>7} {'input':>8} {'output':>7} {'cache read':>10} {'cache write':>11}"]
+        widths = (8, 7, 10, 11)
+        lines = [
+            f"{'iteration':>9} {'entries':>7} {'input':>8} {'output':>7} {'cache read':>10} {'cache write':>11}  cost"
+        ]
         totals = dict.fromkeys(keys, 0)
+        costs = []
         for number, iteration in enumerate(self.turns[-1], start=1):
             values = [iteration.usage.get(key, 0) for key in keys]
             for key, value in zip(keys, values, strict=True):
                 totals[key] += value
-            lines.append(
-                f"{number:>9} {iteration.entries:>7} "
-                + " ".join(f"{v:>{w},}" for v, w in zip(values, (8, 7, 10, 11), strict=True))
-            )
-        lines.append(
-            f"{'turn':>9} {'':>7} " + " ".join(f"{totals[k]:>{w},}" for k, w in zip(keys, (8, 7, 10, 11), strict=True))
-        )
+            cost = price_of(iteration.model, iteration.usage, estimated=self.estimated)
+            costs.append(cost)
+            counts = " ".join(f"{v:>{w},}" for v, w in zip(values, widths, strict=True))
+            lines.append(f"{number:>9} {iteration.entries:>7} {counts}  {cost.text()}")
+        counts = " ".join(f"{totals[k]:>{w},}" for k, w in zip(keys, widths, strict=True))
+        lines.append(f"{'turn':>9} {'':>7} {counts}  {total(costs).text()}")
         return "\n".join(lines)
 
 
