@@ -100,11 +100,22 @@ def test_the_request_from_standard_input(demo_db: Path, api: Serve) -> None:
 
 
 def test_a_piped_request_never_reads_its_approval_from_the_pipe(demo_db: Path, api: Serve) -> None:
+    import subprocess
+    import sys
+
     api([Reply([tool_use("toolu_p1", "create_event", BOOK)], "tool_use"), Reply([text("Not booked.")])])
-    result = invoke("ask", "-", "--db", str(demo_db), *TODAY, input="Book Priya Monday 2pm\ny\n")
-    assert result.exit_code == 0, result.stderr
+    code = "from scheduler_agent.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "ask", "-", "--db", str(demo_db), *TODAY, "--no-stream"],
+        input="Book Priya Monday 2pm\ny\n",  # the "y" is part of the request, never an answer
+        capture_output=True,
+        text=True,
+        start_new_session=True,  # no controlling terminal: /dev/tty cannot be opened
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
     conn = sqlite3.connect(demo_db)
-    # no terminal in the test: the booking is refused, and the model is told --yes allows it
+    # no terminal: the booking is refused, and the model is told --yes allows it
     assert conn.execute("SELECT count(*) FROM bookings").fetchone() == (0,)
     answered = conn.execute("SELECT content FROM entries WHERE position = 2").fetchone()[0]
     assert "--yes" in answered and "Nothing was booked" in answered

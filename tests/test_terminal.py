@@ -206,3 +206,23 @@ def test_ctrl_c_at_any_moment_of_start_up_never_shows_a_traceback(
         finally:
             terminal.close()
     assert "Traceback" not in screen and "Exception ignored" not in screen, screen
+
+
+def test_a_piped_request_asks_its_approval_on_the_terminal(
+    demo_db: Path, tmp_path: Path, terminal_env: Callable[[ScriptedServer], dict[str, str]]
+) -> None:
+    book = tool_use("toolu_tty_p1", "create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30})
+    with ScriptedServer([Reply([book], "tool_use"), Reply([text("Booked Monday 14:00.")])]) as server:
+        ask = [*CLI, "ask", "-", "--db", str(demo_db), "--today", "2026-08-27T09:00", "--no-stream"]
+        command = ["echo", "'Book Priya Monday 2pm'", "|", *ask, "; echo EXIT=$?"]
+        terminal = Terminal(command, terminal_env(server), tmp_path)
+        try:
+            terminal.wait_for("Approve?")  # standard input is the pipe: the question comes on /dev/tty
+            terminal.type("y")
+            screen = terminal.wait_for("EXIT=")
+        finally:
+            terminal.close()
+    assert "EXIT=0" in screen and "Booked Monday 14:00." in screen
+    assert server.received[0]["messages"][0]["content"][0]["text"] == "Book Priya Monday 2pm"
+    conn = sqlite3.connect(demo_db)
+    assert conn.execute("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_tty_p1'").fetchone() == (1,)

@@ -89,15 +89,16 @@ def read_answer(prompt: str) -> str | None:
 def terminal_answers() -> ReadAnswer:
     """Approvals when the request came on standard input: asked on the terminal (/dev/tty) if there is
     one; otherwise every booking is refused, and the model is told `--yes` allows them."""
-    try:
-        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115 (open for the whole process)
+    try:  # a terminal is not seekable, so no "r+": one handle to read, one to write
+        tty_in = open("/dev/tty", encoding="utf-8")  # noqa: SIM115 (open for the whole process)
+        tty_out = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
     except OSError:
         return lambda prompt: None
 
     def read(prompt: str) -> str | None:
-        tty.write(prompt)
-        tty.flush()
-        line = tty.readline()
+        tty_out.write(prompt)
+        tty_out.flush()
+        line = tty_in.readline()
         return line.rstrip("\n") if line else None
 
     return read
