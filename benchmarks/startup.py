@@ -46,12 +46,29 @@ def main() -> None:
             "--help": ["--help"],
             "calendar people": ["calendar", "people", "--db", db],
             "calendar show": ["calendar", "show", "--person", "priya", "--week", "2026-08-31", "--db", db],
+            "calendar show --json": ["calendar", "show", "--json", "--from", "2026-08-31T00:00", "--db", db],
+            "conversations list --json": ["conversations", "list", "--json", "--db", db],
+            "stats --json": ["stats", "--json", "--db", db],
+            "db path": ["db", "path"],
             "demo (replays 3 requests)": ["demo"],
         }
         print(f"{'command':32} {'median s':>9} {'peak MB':>8}   ({runs} runs, python {sys.version.split()[0]})")
         for name, args in paths.items():
             seconds, peak = measure(args, runs)
             print(f"{name:32} {seconds:9.2f} {peak:8.0f}")
+        # what a shown cost adds (-u, /tokens, conversations show, ask --json): the price list's import
+        seconds, peak = measure_code("import genai_prices", runs)
+        print(f"{'import genai_prices (a cost)':32} {seconds:9.2f} {peak:8.0f}")
+
+
+def measure_code(code: str, runs: int) -> tuple[float, float]:
+    times, peaks = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=tempfile.gettempdir())
+        times.append(time.perf_counter() - start)
+        peaks.append(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+    return statistics.median(times), max(peaks)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from scheduler_agent.agent.approval import Decision
@@ -38,11 +39,12 @@ def test_slash_commands(demo_db: Path, api: Serve) -> None:
     out = result.stdout
     assert "Monday 14:00 works." in out and "Fresh start." in out
     # /tokens: a header, one row per iteration (entries sent, input, output, cache), then the turn's total
-    assert re.search(r"^iteration entries +input +output cache read cache write$", out, re.M)
-    rows = re.findall(r"^ +(\d) +(\d) +([\d,]+) +(\d+) +0 +0$", out, re.M)
+    assert re.search(r"^iteration entries +input +output cache read cache write  cost$", out, re.M)
+    rows = re.findall(r"^ +(\d) +(\d) +([\d,]+) +(\d+) +0 +0  \$(0\.\d{4})$", out, re.M)
     assert [(r[0], r[1]) for r in rows] == [("1", "1"), ("2", "3")]
-    total = re.search(r"^ +turn +([\d,]+) +(\d+) +0 +0$", out, re.M)
+    total = re.search(r"^ +turn +([\d,]+) +(\d+) +0 +0  \$(0\.\d{4})$", out, re.M)
     assert total and int(total[1].replace(",", "")) == sum(int(r[2].replace(",", "")) for r in rows)
+    assert float(total[3]) > 0  # the scripted server names claude-sonnet-5-5, which genai-prices knows
     dumped = json.JSONDecoder().raw_decode(out[out.index("[\n") :])[0]
     assert dumped == [*server.received[1]["messages"], {"role": "assistant", "content": [text("Monday 14:00 works.")]}]
     assert '[1] assistant → find_free_slots(person="priya", week="2026-08-31")' in out  # /history
@@ -124,7 +126,36 @@ def test_ctrl_c_during_a_tool_answers_the_round_and_says_nothing_was_booked(demo
     assert server.received[-1]["messages"][2]["content"][-1]["text"] == "go on"
 
 
-def test_a_second_ctrl_c_at_the_prompt_leaves(demo_db: Path) -> None:
+def test_ctrl_c_at_the_prompt_clears_the_line_and_a_second_leaves(demo_db: Path) -> None:
     with ScriptedServer([]) as server:
-        code, _ = drive(session_against(server, demo_db), [KeyboardInterrupt()])
-    assert code == 130
+        code, err = drive(session_against(server, demo_db), [KeyboardInterrupt(), KeyboardInterrupt()])
+    assert code == 130 and "the line was cleared" in err
+    assert server.received == []
+
+
+def test_one_ctrl_c_at_the_prompt_does_not_leave(demo_db: Path) -> None:
+    with ScriptedServer([Reply([text("Hello.")])]) as server:
+        session = session_against(server, demo_db)
+        code, _ = drive(session, [KeyboardInterrupt(), "hello", KeyboardInterrupt(), None])
+    assert code == 0 and len(server.received) == 1
+    assert server.received[0]["messages"][0]["content"][0]["text"] == "hello"
+
+
+def test_multi_sends_the_lines_as_one_message(demo_db: Path) -> None:
+    with ScriptedServer([Reply([text("Noted.")])]) as server:
+        code, _ = drive(
+            session_against(server, demo_db), ["/multi", "Book Priya.", "", "Never before 10am.", "/end", None]
+        )
+    assert code == 0
+    assert server.received[0]["messages"][0]["content"][0]["text"] == "Book Priya.\n\nNever before 10am."
+
+
+def test_edit_sends_what_the_editor_wrote(demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "Find 45 minutes with Omar\\n" > "$1"\n')
+    editor.chmod(0o700)
+    monkeypatch.setenv("EDITOR", str(editor))
+    with ScriptedServer([Reply([text("Tuesday.")])]) as server:
+        code, err = drive(session_against(server, demo_db), ["/edit", None])
+    assert code == 0 and "you> Find 45 minutes with Omar" in err
+    assert server.received[0]["messages"][0]["content"][0]["text"] == "Find 45 minutes with Omar"

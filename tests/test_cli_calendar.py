@@ -153,7 +153,9 @@ def test_add_event_errors_are_one_line(db: Path, args: list[str], parts: list[st
 
 
 def test_a_new_calendar_from_scratch(db: Path) -> None:
-    assert_person_error(invoke("people", "--db", str(db)), "no owner yet", "calendar set-owner")
+    # a read-only command never creates the file (a mistyped --db would give an empty calendar)
+    assert_person_error(invoke("people", "--db", str(db)), f"no database at {db}", "--db")
+    assert not db.exists()
     result = invoke(
         "set-owner", "--name", "Ana Silva", "--tz", "America/Sao_Paulo", "--hours", "08:00-16:00", "--db", str(db)
     )
@@ -187,7 +189,8 @@ def test_person_facing_errors(db: Path, args: list[str], parts: list[str]) -> No
 
 def test_a_database_that_cannot_be_opened(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("not a folder")
-    assert_person_error(invoke("people", "--db", str(tmp_path / "taken" / "c.db")), "cannot open", "--db PATH")
+    assert_person_error(invoke("people", "--db", str(tmp_path / "taken" / "c.db")), "no database at", "--db")
+    assert_person_error(invoke("seed-demo", "--db", str(tmp_path / "taken" / "c.db")), "cannot open", "--db PATH")
 
 
 def test_a_pinned_clock_is_the_owners_wall_clock(db: Path) -> None:

@@ -93,7 +93,7 @@ def test_two_processes_booking_overlapping_slots_one_wins(tmp_path: Path) -> Non
     assert out == ""
     assert err.startswith("Error: ") and err.count("\n") == 1
     assert f"is not free: it overlaps '{winner}' (" in err
-    assert "Nothing was booked; call create_event again with a start inside a free window." in err
+    assert "Nothing was booked; give a --start inside a free window." in err  # people's words, not the model's
     assert "Traceback" not in err
 
     # They really overlapped: the loser was already running while the winner held the write lock

@@ -130,9 +130,11 @@ def test_the_articles_test_raise_after_results_on_iteration_2_then_resume(
     send = ModelAPI(make_client(api_key="sk-ant-test-dummy", base_url=server.url, max_retries=0)).send
     settings = Settings("claude-sonnet-5-5", 10)
     session = Session(conn, clock, send, settings, crash_after_second_round)
-    cid = session.store()
+    session.store()
     with pytest.raises(Crash):
         session.ask(ASK)
+    assert session.cid is not None
+    cid = session.cid
 
     resumed = Session.stored(db.connect(demo_db), cid, send, settings, lambda event: None, None)
     outcome = resumed.resume()  # no 400: the stored order was right

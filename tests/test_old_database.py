@@ -51,7 +51,7 @@ def old_db(tmp_path: Path) -> Path:
 
 
 def test_the_file_is_as_version_one_left_it() -> None:
-    raw = sqlite3.connect(f"file:{V1}?mode=ro", uri=True)
+    raw = sqlite3.connect(f"file:{V1}?mode=ro&immutable=1", uri=True)  # leaves no -wal or -shm beside it
     assert [r[0] for r in raw.execute("SELECT name FROM _migrations ORDER BY rowid")] == V1_MIGRATIONS
     assert raw.execute("SELECT count(*) FROM conversations").fetchone()[0] == 2
 

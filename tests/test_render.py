@@ -151,12 +151,12 @@ def test_usage_lines_only_when_asked_with_a_total_per_turn() -> None:
     lines = loud.getvalue().splitlines()
     each = (
         "  usage: 100 input tokens (+50 read from cache, +5 written to it), 20 output "
-        "(estimates: the reply was scripted)"
+        "(estimates: the reply was scripted) · no price"  # the replies name no model: no price, never $0
     )
     assert lines.count(each) == 2
     assert lines[-1] == (
         "turn total (2 iterations): 200 input tokens (+100 read from cache, +10 written to it), 40 output "
-        "(estimates: the reply was scripted)"
+        "(estimates: the reply was scripted) · no price"
     )
 
 

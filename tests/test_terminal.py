@@ -5,8 +5,11 @@ tmux is required: .ci/run installs it, and this test fails (never skips) when it
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sqlite3
+import stat
 import subprocess
 import sys
 import time
@@ -31,7 +34,9 @@ class Terminal:
         self.socket = f"scheduler-agent-test-{uuid.uuid4().hex[:8]}"
         self.env, self.cwd = env, cwd
         # `; sleep 60` keeps the pane (and what it shows) after the command ends; close() ends it sooner.
-        self.tmux("new-session", "-d", "-s", "chat", "-x", "160", "-y", "48", " ".join(command) + "; sleep 60")
+        session = ["new-session", "-d", "-s", "chat", "-x", "160", "-y", "48", " ".join(command) + "; sleep 60"]
+        # the pane and what it shows stay even if a Ctrl-C ends the `sleep` too
+        self.tmux(*session, ";", "set-option", "-t", "chat", "remain-on-exit", "on")
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -45,6 +50,14 @@ class Terminal:
 
     def type(self, keys: str) -> None:
         self.tmux("send-keys", "-t", "chat", keys, "Enter")
+
+    def literal(self, text: str) -> None:
+        """Type `text` as it is, without Enter."""
+        self.tmux("send-keys", "-t", "chat", "-l", text)
+
+    def press(self, *keys: str) -> None:
+        """Press named keys: Left, Up, Enter, C-c, ..."""
+        self.tmux("send-keys", "-t", "chat", *keys)
 
     def wait_for(self, wanted: str | Callable[[str], bool], seconds: float = 20) -> str:
         ready = wanted if callable(wanted) else lambda screen: wanted in screen
@@ -101,3 +114,115 @@ def test_a_chat_in_a_real_terminal_streams_and_asks_before_booking(
     # the answer streamed: it arrived as several text deltas over SSE, not as one body
     assert server.received[1]["stream"] is True
     assert len(server.received) == 2
+
+
+CLI = [sys.executable, "-c", "'from scheduler_agent.cli import main; main()'"]
+
+
+def stored_user_texts(path: Path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT content FROM entries WHERE role = 'user' ORDER BY conversation_id, position")
+        return [block["text"] for (content,) in rows for block in json.loads(content) if block["type"] == "text"]
+    finally:
+        conn.close()
+
+
+def test_the_chat_line_is_edited_with_the_arrows_and_up_recalls_it(
+    demo_db: Path, tmp_path: Path, terminal_env: Callable[[ScriptedServer], dict[str, str]]
+) -> None:
+    replies = [Reply([text("Noted, Monday.")]), Reply([text("Noted again.")])]
+    with ScriptedServer(replies) as server:
+        command = [*CLI, "chat", "--db", str(demo_db), "--today", "2026-08-27T09:00", "--no-stream"]
+        env = terminal_env(server)
+        terminal = Terminal(command, env, tmp_path)
+        try:
+            terminal.wait_for("you>")
+            terminal.literal("Book Priya on Mondy")
+            terminal.press("Left")  # the cursor goes back one, before the "y"
+            terminal.literal("a")  # and the letter goes in there
+            terminal.press("Enter")
+            terminal.wait_for("Noted, Monday.")
+            terminal.wait_for(lambda s: s.rstrip().endswith("you>"))
+            terminal.press("Up")  # the last line comes back
+            terminal.wait_for(lambda s: s.rstrip().endswith("you> Book Priya on Monday"))
+            terminal.press("Enter")
+            terminal.wait_for("Noted again.")
+            terminal.type("/quit")
+            terminal.wait_for(lambda s: "you> /quit" in s)
+        finally:
+            terminal.close()
+    assert stored_user_texts(demo_db) == ["Book Priya on Monday", "Book Priya on Monday"]
+    assert [m["content"][-1]["text"] for m in (r["messages"][-1] for r in server.received)] == [
+        "Book Priya on Monday",
+        "Book Priya on Monday",
+    ]
+    history = Path(env["XDG_DATA_HOME"]) / "scheduler-agent" / "chat-history"
+    assert "Book Priya on Monday" in history.read_text()
+    assert stat.S_IMODE(history.stat().st_mode) == 0o600
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line_and_a_second_leaves_without_a_traceback(
+    demo_db: Path, tmp_path: Path, terminal_env: Callable[[ScriptedServer], dict[str, str]]
+) -> None:
+    with ScriptedServer([Reply([text("Only the second line arrived.")])]) as server:
+        command = [*CLI, "chat", "--db", str(demo_db), "--today", "2026-08-27T09:00", "--no-stream"]
+        terminal = Terminal([*command, "; echo EXIT=$?"], terminal_env(server), tmp_path)
+        try:
+            terminal.wait_for("you>")
+            terminal.literal("a half-typed line")
+            terminal.press("C-c")  # clears the line, as a shell does
+            terminal.wait_for("the line was cleared")
+            terminal.type("hello")
+            terminal.wait_for("Only the second line arrived.")
+            terminal.wait_for(lambda s: s.rstrip().endswith("you>"))
+            terminal.press("C-c")
+            terminal.wait_for(lambda s: s.count("the line was cleared") == 2)
+            terminal.press("C-c")  # a second Ctrl-C on the empty line leaves
+            screen = terminal.wait_for("EXIT=")
+        finally:
+            terminal.close()
+    assert "EXIT=130" in screen and "Traceback" not in screen and "Exception ignored" not in screen
+    assert stored_user_texts(demo_db) == ["hello"]  # the half-typed line was never sent
+
+
+# From 0.2 s: before that the interpreter itself is still starting (its own `site` import), where no
+# program's code runs yet and Python's own handling of SIGINT applies.
+@pytest.mark.parametrize("delay", [0.2, 0.4, 0.6, 0.8, 1.0, 1.5])
+def test_ctrl_c_at_any_moment_of_start_up_never_shows_a_traceback(
+    delay: float, demo_db: Path, tmp_path: Path, terminal_env: Callable[[ScriptedServer], dict[str, str]]
+) -> None:
+    with ScriptedServer([]) as server:
+        command = [*CLI, "chat", "--db", str(demo_db), "--today", "2026-08-27T09:00"]
+        terminal = Terminal([*command, "; echo EXIT=$?"], terminal_env(server), tmp_path)
+        try:
+            time.sleep(delay)
+            terminal.press("C-c")
+            # while loading it leaves (exit 130); at the prompt already, the line is cleared
+            marks = ("EXIT=", "Pane is dead", "the line was cleared")
+            terminal.wait_for(lambda s: any(mark in s for mark in marks))
+            time.sleep(0.5)  # anything a finaliser would print at exit has been printed by now
+            screen = terminal.screen()
+        finally:
+            terminal.close()
+    assert "Traceback" not in screen and "Exception ignored" not in screen, screen
+
+
+def test_a_piped_request_asks_its_approval_on_the_terminal(
+    demo_db: Path, tmp_path: Path, terminal_env: Callable[[ScriptedServer], dict[str, str]]
+) -> None:
+    book = tool_use("toolu_tty_p1", "create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30})
+    with ScriptedServer([Reply([book], "tool_use"), Reply([text("Booked Monday 14:00.")])]) as server:
+        ask = [*CLI, "ask", "-", "--db", str(demo_db), "--today", "2026-08-27T09:00", "--no-stream"]
+        command = ["echo", "'Book Priya Monday 2pm'", "|", *ask, "; echo EXIT=$?"]
+        terminal = Terminal(command, terminal_env(server), tmp_path)
+        try:
+            terminal.wait_for("Approve?")  # standard input is the pipe: the question comes on /dev/tty
+            terminal.type("y")
+            screen = terminal.wait_for("EXIT=")
+        finally:
+            terminal.close()
+    assert "EXIT=0" in screen and "Booked Monday 14:00." in screen
+    assert server.received[0]["messages"][0]["content"][0]["text"] == "Book Priya Monday 2pm"
+    conn = sqlite3.connect(demo_db)
+    assert conn.execute("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_tty_p1'").fetchone() == (1,)

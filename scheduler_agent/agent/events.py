@@ -19,10 +19,13 @@ class TurnStarted:
 
 @dataclass(frozen=True)
 class RequestSent:
-    """About to send `request` (the whole body); `iteration` counts from 1 within the user turn."""
+    """About to send `request` (the whole body); `iteration` counts from 1 within the user turn.
+
+    `of`: the stored list's length when the request sends fewer entries (a context budget left some out)."""
 
     iteration: int
     request: JSON
+    of: int | None = None
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ grows. The list stays a plain `list` of dicts, in `session.messages`, for anyone
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -25,8 +26,10 @@ from scheduler_agent.agent.events import (
     Report,
     RequestSent,
     RoundAnswered,
+    Stop,
     ToolAnswered,
     ToolCalled,
+    TurnEnded,
     TurnOutcome,
     TurnStarted,
 )
@@ -34,7 +37,7 @@ from scheduler_agent.agent.loop import Send, add_user_text, answer_all, iteratio
 from scheduler_agent.agent.prompt_loader import render
 from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS, build_request, encode
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, CallStatus, Toolbox
-from scheduler_agent.agent.trim import TRIMS
+from scheduler_agent.agent.trim import TRIMS, estimate_tokens
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner, list_people
@@ -42,6 +45,7 @@ from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check, conversation_state
 from scheduler_agent.storage import conversations, lease
 from scheduler_agent.storage.conversations import Context, Journal, Reply
+from scheduler_agent.storage.db import transaction
 from scheduler_agent.testing import faults
 
 
@@ -110,6 +114,9 @@ class Session:
         self._sent: tuple[int, int] = (0, 0)  # the last request's list length and size in bytes
         self.holder = lease.Holder.me()
         self._holding = False  # this session holds the lease on its stored conversation (a turn is running)
+        self._to_store: tuple[str, str | None] | None = None  # set by store(): (started_on, clock pin)
+        self._resumed: int | None = None  # iterations already in the turn when `resume` took it up
+        self.announce: Callable[[int], None] = lambda cid: None  # hears the id of a conversation just stored
 
     # --- opening ----------------------------------------------------------------------------
 
@@ -132,15 +139,23 @@ class Session:
         session.context = record.context
         return session
 
-    def store(self) -> int:
-        """Start storing this (new) conversation; returns its id."""
+    def store(self) -> None:
+        """Store this (new) conversation from its first turn on: the row is written with that turn, so a
+        session that ends before anyone spoke leaves nothing behind. `announce(cid)` hears the new id."""
         owner = get_owner(self.conn)
         pin = self.clock.pinned.isoformat() if self.clock.pinned else None
-        started_on = self.clock.today(owner.tz).isoformat()
+        self._to_store = (self.clock.today(owner.tz).isoformat(), pin)
+
+    def _create(self) -> None:
+        """Write the conversation's row and its first entries in one transaction."""
+        started_on, pin = self._to_store or ("", None)
         self.context = self.context or self.fresh_context()
-        self.cid = conversations.create(self.conn, self.context, started_on=started_on, clock_pin=pin)
-        self.journal = Journal(self.conn, self.cid, self.messages)
-        return self.cid
+        with transaction(self.conn):
+            cid = conversations.create(self.conn, self.context, started_on=started_on, clock_pin=pin)
+            journal = Journal(self.conn, cid, [])
+            journal.sync(self.messages)
+        self.cid, self.journal, self._to_store = cid, journal, None
+        self.announce(cid)
 
     def fresh_context(self) -> Context:
         """The context for a new user turn: the system prompt rendered from today's calendar and clock."""
@@ -161,6 +176,9 @@ class Session:
             if fresh != self.context and self.cid is not None:
                 conversations.update_context(self.conn, self.cid, fresh)
             self.context = fresh
+            self._resumed = None
+            if self.cid is not None:
+                conversations.set_stop(self.conn, self.cid, None)  # this turn has not ended yet
             add_user_text(self.messages, text)
             self._sync()
             self.report(TurnStarted(text))
@@ -208,6 +226,11 @@ class Session:
 
     def _resume(self) -> TurnOutcome:
         state = conversation_state(self.messages)
+        if state == "empty":
+            raise AgentError(
+                f"Nothing to resume: conversation {self.cid} has no turn yet. Start it with "
+                f"`scheduler-agent ask --cid {self.cid} TEXT`."
+            )
         if state == "complete":
             raise AgentError(
                 f"Conversation {self.cid} is complete: nothing to resume. Continue it with "
@@ -215,7 +238,9 @@ class Session:
             )
         if self.cid is not None:
             conversations.bump(self.conn, self.cid, "restarts")
+            conversations.set_stop(self.conn, self.cid, None)
         done = iterations_in_turn(self.messages)
+        self._resumed = done
         if state == "interrupted":  # the calls of the last assistant turn have no results yet: run them now
             results, interrupted = answer_all(self.toolbox, tool_uses(self.messages[-1]), done, self._listen)
             self.messages.append({"role": "user", "content": results})
@@ -224,9 +249,23 @@ class Session:
                 raise KeyboardInterrupt
         return self._run(done + self.settings.max_iterations)
 
+    def _resumed_outcome(self, outcome: TurnOutcome) -> TurnOutcome:
+        """At the bound after a resume, say both counts: --max-iterations counts the iterations since resuming."""
+        if self._resumed is None or outcome.stop is not Stop.ITERATION_BOUND:
+            return outcome
+        since = outcome.iterations - self._resumed
+        _, bound, tail = outcome.statement.partition("(the bound)")
+        if not bound:
+            return outcome
+        statement = (
+            f"Stopped after {outcome.iterations} iterations in this turn, {since} since resuming (the bound: "
+            f"--max-iterations counts those after a resume){tail}"
+        )
+        return dataclasses.replace(outcome, statement=statement)
+
     def _run(self, max_iterations: int) -> TurnOutcome:
         try:
-            return run_turn(
+            outcome = run_turn(
                 self.messages,
                 build=self._build,
                 send=self.send,
@@ -234,6 +273,7 @@ class Session:
                 max_iterations=max_iterations,
                 report=self._listen,
             )
+            return self._resumed_outcome(outcome)
         except ModelUnavailable:
             if self.cid is not None:
                 conversations.bump(self.conn, self.cid, "retries_exhausted")
@@ -245,8 +285,11 @@ class Session:
         """The request for this iteration, after the grammar check: a list the API would reject is never sent."""
         violations = self.checker.check(messages, mode="request", raw=self.raw)
         view = messages
+        context = self.context or self.fresh_context()
         if not violations and self.settings.context_budget is not None:
-            view = TRIMS[self.settings.trim](messages, self.settings.context_budget)
+            # the budget is the whole request's: what the system prompt and the tools take is not the list's
+            fixed = estimate_tokens(context.system) + estimate_tokens(context.tools)
+            view = TRIMS[self.settings.trim](messages, self.settings.context_budget - fixed)
             if view is not messages:
                 violations = check(view, mode="request")
         refused = violations if self.settings.strict else [v for v in violations if not v.api_accepts]
@@ -260,7 +303,6 @@ class Session:
             raise GrammarError(refused, view, advice)
         if violations:
             self.report(GrammarWarning(violations))
-        context = self.context or self.fresh_context()
         return build_request(
             model=context.model,
             system=context.system,
@@ -289,8 +331,15 @@ class Session:
                 conversations.bump(self.conn, self.cid, "tool_deadlines")
             if self._first_of_several(event.call):
                 faults.reach("between_calls")
+        elif isinstance(event, TurnEnded):
+            event = TurnEnded(self._resumed_outcome(event.outcome))
+            if self.cid is not None:
+                stop = {Stop.ITERATION_BOUND: "bound", Stop.MODEL_STOPPED: "model"}.get(event.outcome.stop)
+                conversations.set_stop(self.conn, self.cid, stop)  # type: ignore[arg-type]
         elif isinstance(event, RequestSent):
             self._sent = (len(event.request["messages"]), len(encode(event.request)))
+            if self._sent[0] < len(self.messages):  # the budget left entries out: say so
+                event = dataclasses.replace(event, of=len(self.messages))
             faults.reach_later("waiting_for_model")
         self.report(event)
 
@@ -315,5 +364,7 @@ class Session:
         )
 
     def _sync(self, reply: Reply | None = None) -> None:
+        if self.journal is None and self._to_store is not None and self.messages:
+            self._create()
         if self.journal is not None:
             self.journal.sync(self.messages, reply)

@@ -220,7 +220,11 @@ class CalendarTools:
             return None
         plan = self._plan(arguments["with"], arguments["start"], arguments["minutes"], arguments.get("title"))
         span = format_window((plan.begins, plan.ends), plan.owner.tz)
-        return f"Book {plan.title!r} on {span} ({plan.owner.tz}) for you and {plan.other.name} ({plan.other.key})"
+        summary = f"Book {plan.title!r} on {span} ({plan.owner.tz}) for you and {plan.other.name} ({plan.other.key})"
+        if plan.other.tz != plan.owner.tz:  # the same sentence the booking's result has
+            summary += f"; for {plan.other.name} that is {format_window((plan.begins, plan.ends), plan.other.tz)} "
+            summary += plan.other.tz
+        return summary
 
     def _plan(self, with_: str, start: str, minutes: int, title: str | None) -> Plan:
         """Every check of a booking, in order; ToolError names the first that fails and what to do."""

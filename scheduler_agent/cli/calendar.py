@@ -7,16 +7,18 @@ meet the same checks. A problem a person can fix is one `Error: ...` line and ex
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 from zoneinfo import ZoneInfo
 
 import typer
 
+from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.events import cancel_event, events_for
 from scheduler_agent.calendar.fixtures import seed_demo
@@ -33,12 +35,42 @@ calendar_app = typer.Typer(
     help="Look at and change the calendar the agent books into (the owner, people, events).",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-NameOption = Annotated[str, typer.Option("--name", help="Full name, e.g. 'Priya Raman'.")]
-TzOption = Annotated[str, typer.Option("--tz", help="IANA time zone, e.g. Europe/London.")]
-HoursOption = Annotated[str, typer.Option("--hours", help="Working hours, local time, Monday to Friday.")]
-MinutesOption = Annotated[int, typer.Option("--minutes", help="Meeting length in minutes (5-480).")]
+NameOption = Annotated[str, typer.Option("--name", metavar="NAME", help="Full name, e.g. 'Ada Lovelace'.")]
+TzOption = Annotated[str, typer.Option("--tz", metavar="ZONE", help="IANA time zone, e.g. Europe/London.")]
+HoursOption = Annotated[
+    str, typer.Option("--hours", metavar="HH:MM-HH:MM", help="Working hours, local time, Monday to Friday.")
+]
+MinutesOption = Annotated[int, typer.Option("--minutes", metavar="MINUTES", help="Meeting length in minutes (5-480).")]
+
+
+def examples(*commands: str) -> str:
+    """A command's "Examples:" epilog, kept as written (Click's \\b stops it rewrapping the lines)."""
+    return "Examples:\n\n\b\n" + "\n".join(f"  scheduler-agent calendar {command}" for command in commands)
+
+
+# The tools' texts are written for the model (they name tools); a person at the command line gets these.
+FOR_PEOPLE = {
+    "e.g. one from find_free_slots.": "e.g. a free window from `scheduler-agent calendar show --person KEY`.",
+    "find_free_slots lists the free windows.": "`scheduler-agent calendar show --person KEY` lists the free windows.",
+    "call create_event again with a start inside a free window.": "give a --start inside a free window.",
+    "call find_free_slots for the next week, or try a shorter meeting.": (
+        "look at the next week (`scheduler-agent calendar show --week DATE`), or try a shorter --minutes."
+    ),
+    "Tell the user: create_event only books inside both people's working hours.": (
+        "Meetings are booked only inside both people's working hours."
+    ),
+}
+
+
+def for_people(text: str) -> str:
+    """A tool's text, as said to a person at the command line rather than to the model."""
+    for model_words, people_words in FOR_PEOPLE.items():
+        text = text.replace(model_words, people_words)
+    return text
 
 
 def connect(db: Path | None) -> sqlite3.Connection:
@@ -61,9 +93,15 @@ def clock_for(conn: sqlite3.Connection, today: str | None) -> Clock:
 
 
 @contextmanager
-def _calendar(db: Path | None) -> Iterator[sqlite3.Connection]:
-    """The open calendar for one command, with person-facing errors."""
+def _calendar(db: Path | None, read_only: bool = False) -> Iterator[sqlite3.Connection]:
+    """The open calendar for one command, with person-facing errors; `read_only`: a --db file that does not
+    exist is refused, never created empty."""
     with person_facing():
+        if read_only and db is not None and not db.exists():
+            raise CalendarError(
+                f"no database at {db}: check the --db path (or SCHEDULER_AGENT_DB); "
+                "`scheduler-agent calendar seed-demo --db PATH` makes a new one"
+            )
         conn = connect(db)
         try:
             yield conn
@@ -71,7 +109,7 @@ def _calendar(db: Path | None) -> Iterator[sqlite3.Connection]:
             conn.close()
 
 
-@calendar_app.command("seed-demo")
+@calendar_app.command("seed-demo", epilog=examples("seed-demo", "seed-demo --db demo.db"))
 def seed_demo_command(db: DbOption = None) -> None:
     """Put the demo calendar in (Jordan Lee and colleagues); running it again changes nothing."""
     with _calendar(db) as conn:
@@ -83,18 +121,27 @@ def seed_demo_command(db: DbOption = None) -> None:
         )
 
 
-@calendar_app.command("people")
-def people_command(db: DbOption = None) -> None:
+@calendar_app.command("people", epilog=examples("people", "people --json"))
+def people_command(
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="A JSON array: key, name, tz, hours, owner.")] = False,
+) -> None:
     """List the owner and the people the agent can book with."""
-    with _calendar(db) as conn:
+    with _calendar(db, read_only=True) as conn:
         people = [get_owner(conn), *list_people(conn)]
+        if as_json:
+            rows = [{"key": p.key, "name": p.name, "tz": p.tz, "hours": p.hours, "owner": p.is_owner} for p in people]
+            typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+            return
         width = max(len(person.key) for person in people)
         for person in people:
             mark = "  (owner)" if person.is_owner else ""
             typer.echo(f"{person.key:<{width}}  {person.name}, {person.hours}{mark}")
 
 
-@calendar_app.command("set-owner")
+@calendar_app.command(
+    "set-owner", epilog=examples('set-owner --name "Ada Lovelace" --tz Europe/London --hours 09:00-17:00')
+)
 def set_owner_command(name: NameOption, tz: TzOption, hours: HoursOption = "09:00-17:00", db: DbOption = None) -> None:
     """Set who the calendar belongs to ('you'): name, time zone, working hours."""
     with _calendar(db) as conn:
@@ -102,9 +149,11 @@ def set_owner_command(name: NameOption, tz: TzOption, hours: HoursOption = "09:0
         typer.echo(f"Owner: {owner.name}, {owner.hours}.")
 
 
-@calendar_app.command("add-person")
+@calendar_app.command(
+    "add-person", epilog=examples('add-person priya --name "Priya Raman" --tz Asia/Kolkata --hours 10:00-18:00')
+)
 def add_person_command(
-    key: Annotated[str, typer.Argument(help="Short lowercase key, e.g. priya.")],
+    key: Annotated[str, typer.Argument(help="Short lowercase key, e.g. priya.", metavar="KEY")],
     name: NameOption,
     tz: TzOption,
     hours: HoursOption = "09:00-17:00",
@@ -116,26 +165,34 @@ def add_person_command(
         typer.echo(f"Added {person.key}: {person.name}, {person.hours}.")
 
 
-@calendar_app.command("add-event")
+@calendar_app.command(
+    "add-event", epilog=examples('add-event --with priya --start 2026-12-07T14:00 --minutes 45 --title "Design review"')
+)
 def add_event_command(
-    with_: Annotated[str, typer.Option("--with", help="The other person: key or name.")],
+    with_: Annotated[str, typer.Option("--with", metavar="PERSON", help="The other person: key or name.")],
     start: Annotated[
-        str, typer.Option("--start", help="YYYY-MM-DDTHH:MM, the owner's local time (or with an offset).")
+        str,
+        typer.Option(
+            "--start", metavar="YYYY-MM-DDTHH:MM", help="YYYY-MM-DDTHH:MM, the owner's local time (or with an offset)."
+        ),
     ],
     minutes: MinutesOption = DEFAULT_MINUTES,
-    title: Annotated[str | None, typer.Option("--title", help="Default: 'Meeting with NAME'.")] = None,
+    title: Annotated[str | None, typer.Option("--title", metavar="TITLE", help="Default: 'Meeting with NAME'.")] = None,
     db: DbOption = None,
     today: TodayOption = None,
 ) -> None:
     """Book a meeting with the same checks as the agent's create_event tool."""
     with _calendar(db) as conn:
         tools = CalendarTools(conn, clock_for(conn, today))
-        typer.echo(tools.create_event(with_, start, minutes, title))
+        try:
+            typer.echo(tools.create_event(with_, start, minutes, title))
+        except ToolError as exc:
+            raise CalendarError(for_people(str(exc))) from None
 
 
-@calendar_app.command("cancel")
+@calendar_app.command("cancel", epilog=examples("cancel 29"))
 def cancel_command(
-    event_id: Annotated[int, typer.Argument(help="The event's id, the #N that `calendar show` prints.")],
+    event_id: Annotated[int, typer.Argument(help="The event's id, the #N that `calendar show` prints.", metavar="ID")],
     db: DbOption = None,
 ) -> None:
     """Cancel (delete) one event, for everyone attending."""
@@ -149,25 +206,103 @@ def cancel_command(
         )
 
 
-@calendar_app.command("show")
+@calendar_app.command(
+    "show",
+    epilog=examples(
+        "show",
+        "show --person priya --week 2026-12-07",
+        "show --person priya --from 2026-12-07T00:00 --to 2026-12-12T00:00 --json",
+    ),
+)
 def show_command(
     person: Annotated[
-        str | None, typer.Option("--person", help="Also show this person's events and your shared free time.")
+        str | None,
+        typer.Option("--person", metavar="PERSON", help="Also show this person's events and your shared free time."),
     ] = None,
-    week: Annotated[str | None, typer.Option("--week", help="Any day of the week, YYYY-MM-DD.")] = None,
+    week: Annotated[
+        str | None,
+        typer.Option("--week", metavar="YYYY-MM-DD", help="Any day of the week to show.  [default: the current week]"),
+    ] = None,
     minutes: MinutesOption = DEFAULT_MINUTES,
+    start: Annotated[
+        str | None,
+        typer.Option("--from", metavar="DATETIME", help="With --json: from this time (owner's zone, or an offset)."),
+    ] = None,
+    end: Annotated[
+        str | None,
+        typer.Option("--to", metavar="DATETIME", help="With --json: until this time.  [default: --from + 7 days]"),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="The busy intervals the agent sees (the person's, or yours), repeating events expanded, as JSON.",
+        ),
+    ] = False,
     db: DbOption = None,
     today: TodayOption = None,
 ) -> None:
     """Show a week's events (yours, and the person's) and the free windows you share."""
-    with _calendar(db) as conn:
+    with _calendar(db, read_only=True) as conn:
         owner = get_owner(conn)
         tools = CalendarTools(conn, clock_for(conn, today))
         other = tools.resolve_person(person, field="--person") if person is not None else None
+        if as_json:
+            typer.echo(busy_json(conn, other or owner, owner, tools, week, start, end))
+            return
+        if start is not None or end is not None:
+            raise CalendarError("--from and --to go with --json; for the text view give --week")
         day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
         check_minutes(minutes)
         for line in _week_lines(conn, tools, owner, other, day, minutes):
-            typer.echo(line)
+            typer.echo(for_people(line))
+
+
+def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise CalendarError(f"{field} {text!r} is not a date and time: give YYYY-MM-DDTHH:MM") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
+
+
+def busy_json(
+    conn: sqlite3.Connection,
+    who: Person,
+    owner: Person,
+    tools: CalendarTools,
+    week: str | None,
+    start: str | None,
+    end: str | None,
+) -> str:
+    """`calendar show --json`: each busy interval of `who` in the range, as the agent's tools see it."""
+    zone = ZoneInfo(owner.tz)
+    if start is not None:
+        begin = _moment(start, "--from", zone)
+    else:
+        day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
+        begin = week_span(monday_of(day), owner.tz)[0]
+    until = _moment(end, "--to", zone) if end is not None else begin + timedelta(days=7)
+    if until <= begin:
+        raise CalendarError("--to must be after --from")
+    intervals = [
+        {
+            "id": f"{event.id}@{event.start.isoformat()}" if event.recurring else str(event.id),
+            "series": event.id if event.recurring else None,
+            "title": event.title,
+            "start": event.start.astimezone(zone).isoformat(),
+            "end": event.end.astimezone(zone).isoformat(),
+            "attendees": list(event.attendees),
+        }
+        for event in events_for(conn, who.key, begin.astimezone(UTC), until.astimezone(UTC))
+    ]
+    record = {
+        "person": who.key,
+        "from": begin.astimezone(zone).isoformat(),
+        "to": until.astimezone(zone).isoformat(),
+        "busy": intervals,
+    }
+    return json.dumps(record, indent=2, ensure_ascii=False)
 
 
 def _span(event: Event, zone: ZoneInfo) -> str:
@@ -225,11 +360,14 @@ def _week_lines(
         yield f"  {format_window(window, owner.tz)}"
 
 
-@calendar_app.command("import")
+@calendar_app.command("import", epilog=examples("import priya.ics --person priya", "import mine.ics"))
 def import_command(
-    file: Annotated[Path, typer.Argument(help="An iCalendar (.ics) file, e.g. from Google Calendar or Outlook.")],
+    file: Annotated[
+        Path, typer.Argument(help="An iCalendar (.ics) file, e.g. from Google Calendar or Outlook.", metavar="FILE")
+    ],
     person: Annotated[
-        str, typer.Option("--person", help="Whose busy time it is: a key or name; 'you' is the owner.")
+        str,
+        typer.Option("--person", metavar="PERSON", help="Whose busy time it is: a key or name; 'you' is the owner."),
     ] = OWNER_KEY,
     db: DbOption = None,
 ) -> None:
@@ -240,13 +378,16 @@ def import_command(
         typer.echo(ics.import_file(conn, file, person))
 
 
-@calendar_app.command("export")
+@calendar_app.command("export", epilog=examples("export > all.ics", "export --person priya --out priya.ics"))
 def export_command(
     person: Annotated[
-        str | None, typer.Option("--person", help="Only this person's events: a key or name; 'you' is the owner.")
+        str | None,
+        typer.Option(
+            "--person", metavar="PERSON", help="Only this person's events: a key or name; 'you' is the owner."
+        ),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the .ics file here. [default: standard output]")
+        Path | None, typer.Option("--out", metavar="PATH", help="Write the .ics file here.  [default: standard output]")
     ] = None,
     db: DbOption = None,
 ) -> None:

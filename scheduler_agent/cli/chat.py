@@ -2,8 +2,8 @@
 
 Ctrl-C while waiting for the model cancels that request: the list ends with your turn, still
 valid, and what you type next joins it. Ctrl-C during a tool run answers the round's calls as
-interrupted (saying whether a booking happened) before it stops. A second Ctrl-C, or Ctrl-D,
-at the prompt leaves.
+interrupted (saying whether a booking happened) before it stops. Ctrl-C at the prompt clears the
+line, as a shell does; a second one on an empty line, or Ctrl-D, leaves.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TextIO
 
 from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, TurnStarted
 from scheduler_agent.agent.session import Session
+from scheduler_agent.cli.line_reader import edit_in_editor, read_multi
 from scheduler_agent.cli.render import entry_lines
 
 HELP = """Commands:
@@ -22,6 +23,8 @@ HELP = """Commands:
   /tokens   per iteration of the last turn: entries, input and output tokens, cache reads and writes
   /history  the conversation so far, one line per block
   /new      start a new conversation
+  /multi    type several lines, then /end on a line of its own to send them as one message
+  /edit     write the message in $EDITOR; it is sent when the editor exits
   /help     this list
   /quit     leave (Ctrl-D too)"""
 
@@ -30,13 +33,15 @@ HELP = """Commands:
 class Iteration:
     entries: int
     usage: dict[str, int] = field(default_factory=dict)
+    model: str = ""
 
 
 class UsageLog:
     """Listens to the loop and keeps each iteration's size and token counts, turn by turn."""
 
-    def __init__(self) -> None:
+    def __init__(self, estimated: bool = False) -> None:
         self.turns: list[list[Iteration]] = []
+        self.estimated = estimated  # scripted replies (a replayed lesson): costs are estimates
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TurnStarted):
@@ -48,24 +53,31 @@ class UsageLog:
         elif isinstance(event, ReplyReceived) and self.turns and self.turns[-1]:
             usage = event.reply.get("usage") or {}
             self.turns[-1][-1].usage = {k: v for k, v in usage.items() if isinstance(v, int)}
+            self.turns[-1][-1].model = str(event.reply.get("model", ""))
 
     def table(self) -> str:
+        """The last turn, one row per iteration, then the turn's total; the cost from genai-prices."""
+        from scheduler_agent.api.prices import price_of, total
+
         if not self.turns or not self.turns[-1]:
             return "No requests yet in this chat."
         keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-        lines = [f"{'iteration':>9} {'entries':>7} {'input':>8} {'output':>7} {'cache read':>10} {'cache write':>11}"]
+        widths = (8, 7, 10, 11)
+        lines = [
+            f"{'iteration':>9} {'entries':>7} {'input':>8} {'output':>7} {'cache read':>10} {'cache write':>11}  cost"
+        ]
         totals = dict.fromkeys(keys, 0)
+        costs = []
         for number, iteration in enumerate(self.turns[-1], start=1):
             values = [iteration.usage.get(key, 0) for key in keys]
             for key, value in zip(keys, values, strict=True):
                 totals[key] += value
-            lines.append(
-                f"{number:>9} {iteration.entries:>7} "
-                + " ".join(f"{v:>{w},}" for v, w in zip(values, (8, 7, 10, 11), strict=True))
-            )
-        lines.append(
-            f"{'turn':>9} {'':>7} " + " ".join(f"{totals[k]:>{w},}" for k, w in zip(keys, (8, 7, 10, 11), strict=True))
-        )
+            cost = price_of(iteration.model, iteration.usage, estimated=self.estimated)
+            costs.append(cost)
+            counts = " ".join(f"{v:>{w},}" for v, w in zip(values, widths, strict=True))
+            lines.append(f"{number:>9} {iteration.entries:>7} {counts}  {cost.text()}")
+        counts = " ".join(f"{totals[k]:>{w},}" for k, w in zip(keys, widths, strict=True))
+        lines.append(f"{'turn':>9} {'':>7} {counts}  {total(costs).text()}")
         return "\n".join(lines)
 
 
@@ -84,29 +96,66 @@ class Chat:
     usage: UsageLog
     prompt: str = "you> "
     on_interrupt: Callable[[], None] = lambda: None  # e.g. stop a spinner, end a half-written line
+    pending: Callable[[], str] = lambda: ""  # what was on the line when Ctrl-C came
+    editor: Callable[[], str] = edit_in_editor  # /edit
+    on_line: Callable[[str], None] = lambda line: None  # hears every line typed (a recording keeps them)
+
+    def read(self, prompt: str) -> str | None:
+        line = self.read_line(prompt)
+        if line is not None:
+            self.on_line(line)
+        return line
 
     def run(self) -> int:
-        """Until /quit, Ctrl-D or a second Ctrl-C; returns the exit code."""
+        """Until /quit, Ctrl-D or a second Ctrl-C on an empty line; returns the exit code."""
+        interrupted = False
         while True:
             try:
-                line = self.read_line(self.prompt)
+                line = self.read(self.prompt)
             except KeyboardInterrupt:
-                self.err.write("\n")
-                return 130
+                if interrupted and not self.pending():
+                    self.err.write("\n")
+                    return 130
+                interrupted = True
+                self.err.write("\n(the line was cleared: Ctrl-C again on an empty line, or Ctrl-D, leaves)\n")
+                continue
+            interrupted = False
             if line is None:
                 return 0
-            text = line.strip()
+            text: str | None = line.strip()
             if not text:
                 continue
             if text.startswith("/"):
-                if self.command(text) == "quit":
+                text = self.slash(text)
+                if text == "/quit":
                     return 0
-                continue
+                if text is None:
+                    continue
             try:
                 self.session.ask(text)
             except KeyboardInterrupt:
                 self.on_interrupt()
                 self.err.write(f"\n{self.interrupted_note()}\n")
+
+    def slash(self, text: str) -> str | None:
+        """A slash command: "/quit", the text to send (/multi, /edit), or None when it was handled."""
+        name = text.split()[0].lower()
+        if name == "/multi":
+            self.err.write("Type the message; /end on a line of its own sends it.\n")
+            return (read_multi(self.read) or "").strip() or None
+        if name == "/edit":
+            try:
+                written = self.editor()
+            except OSError as exc:
+                self.err.write(f"Nothing sent: {exc}.\n")
+                return None
+            if not written:
+                self.err.write("Nothing sent: the message was empty.\n")
+                return None
+            self.err.write(f"{self.prompt}{written}\n")
+            self.on_line(written)  # a replay sends the text written, it does not open an editor
+            return written
+        return "/quit" if self.command(text) == "quit" else None
 
     def interrupted_note(self) -> str:
         last = self.session.messages[-1] if self.session.messages else None
@@ -138,3 +187,17 @@ class Chat:
             self.err.write(f"Unknown command {name}; /help lists them.\n")
         self.out.flush()
         return name
+
+
+def replayed_commands(usage: UsageLog, out: TextIO, err: TextIO) -> Callable[[Session, str], None]:
+    """What a replay does with a recorded chat's slash commands: shows them, and what they showed."""
+
+    def show(session: Session, text: str) -> None:
+        err.write(f"you> {text}\n")
+        if text.split()[0].lower() == "/new":
+            usage.turns.clear()
+            err.write("Started a new conversation.\n")
+            return
+        Chat(session, lambda: session, lambda prompt: None, out, err, usage).command(text)
+
+    return show

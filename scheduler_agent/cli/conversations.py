@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Annotated, Any
 
 import typer
 
 from scheduler_agent.cli.calendar import connect
+from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption
-from scheduler_agent.cli.render import entry_lines, set_aside_lines
+from scheduler_agent.cli.render import cost_lines, entries, entry_lines, examples, set_aside_lines
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations
 
@@ -19,47 +21,86 @@ conversations_app = typer.Typer(
     help="The stored conversations: list, show (the array exactly, with --json), delete.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 IdArgument = Annotated[int, typer.Argument(help="The conversation id (see `conversations list`).", metavar="ID")]
 
 
-@conversations_app.command("list")
+@conversations_app.command(
+    "list",
+    epilog=examples(
+        "scheduler-agent conversations list",
+        "scheduler-agent conversations list -q priya --state stopped",
+        "scheduler-agent conversations list --limit 0 --json | jq '.[].id'",
+    ),
+)
 @person_facing()
 def list_command(
-    db: DbOption = None, limit: Annotated[int, typer.Option(help="At most this many, newest first.")] = 50
+    db: DbOption = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, metavar="N", help="At most this many, newest first; 0 lists them all.")
+    ] = 50,
+    query: Annotated[
+        str | None, typer.Option("-q", "--query", metavar="TEXT", help="Only those with TEXT in any entry.")
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", metavar="MODEL", help="Only those with this model.")] = None,
+    state: Annotated[
+        str | None,
+        typer.Option(
+            "--state",
+            metavar="STATE",
+            help="Only those in this state: waiting, interrupted, complete, or stopped (the last turn ended at "
+            "the iteration bound or by a model stop).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON array of objects, for scripts.")] = False,
 ) -> None:
-    """The stored conversations, newest first."""
-    rows = conversations.summaries(connect(db), limit)
+    """The stored conversations, newest first, each with its state."""
+    if state is not None and state not in conversations.STATES:
+        states = ", ".join(conversations.STATES)
+        raise typer.BadParameter(f"{state!r} is not a state: one of {states}", param_hint="--state")
+    rows = conversations.summaries(existing(db), limit or None, query=query, model=model, state=state)
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(row) for row in rows], indent=2, ensure_ascii=False))
+        return
     if not rows:
-        typer.echo("No stored conversations yet: `scheduler-agent ask TEXT` stores one.")
+        filtered = query is not None or model is not None or state is not None
+        none = "No stored conversations yet: `scheduler-agent ask TEXT` stores one."
+        typer.echo("No conversation matches." if filtered else none)
     for row in rows:
-        first = row.first_text if len(row.first_text) <= 70 else row.first_text[:67] + "..."
-        typer.echo(f"{row.id:>4}  {row.created_at}  {row.entries:>3} entries  {first}")
+        first = row.first_text if len(row.first_text) <= 60 else row.first_text[:57] + "..."
+        typer.echo(f"{row.id:>4}  {row.created_at}  {entries(row.entries):>11}  {row.state:<11}  {first}")
 
 
-@conversations_app.command("show")
+@conversations_app.command(
+    "show",
+    epilog=examples("scheduler-agent conversations show 3", "scheduler-agent conversations show 3 --json > list.json"),
+)
 @person_facing()
 def show_command(
     cid: IdArgument,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the array exactly as stored and sent.")] = False,
 ) -> None:
-    """One conversation: its entries, its state and its interruption counters."""
-    conn = connect(db)
+    """One conversation: its entries, its state, its interruption counters, and its tokens and cost."""
+    conn = existing(db)
     record, messages = conversations.load(conn, cid)
     if as_json:
         typer.echo(json.dumps(messages, indent=2, ensure_ascii=False))
         return
     typer.echo(
         f"conversation {record.id} · started {record.created_at} · {record.context.model} · "
-        f"{len(messages)} entries · {describe_state(cid, messages)}"
+        f"{entries(len(messages))} · {describe_state(cid, messages, record.last_stop is not None)}"
     )
     counts = record.counters
     typer.echo(
         f"interruptions: model retries exhausted {counts['retries_exhausted']} · tools past their deadline "
         f"{counts['tool_deadlines']} · process restarts {counts['restarts']}"
     )
+    for line in cost_lines(conversations.replies(conn, cid)):
+        typer.echo(line)
     for position, entry in enumerate(messages):
         for line in entry_lines(entry):
             typer.echo(f"[{position}] {entry['role']:9} {line}")
@@ -67,7 +108,7 @@ def show_command(
         typer.echo(line)
 
 
-@conversations_app.command("delete")
+@conversations_app.command("delete", epilog=examples("scheduler-agent conversations delete 3"))
 @person_facing()
 def delete_command(cid: IdArgument, db: DbOption = None) -> None:
     """Delete a stored conversation (the calendar's events stay)."""
@@ -75,8 +116,15 @@ def delete_command(cid: IdArgument, db: DbOption = None) -> None:
     typer.echo(f"Deleted conversation {cid}.")
 
 
-def describe_state(cid: int, messages: list[dict[str, Any]]) -> str:
+def describe_state(cid: int, messages: list[dict[str, Any]], stopped: bool = False) -> str:
+    """The state as a person reads it, and what to do about it."""
     state = conversation_state(messages)
+    if state == "empty":
+        return f"empty: no turn yet (`scheduler-agent ask --cid {cid} TEXT` starts it)"
+    if stopped:
+        return f"stopped (the bound or a model stop): send a new message with `scheduler-agent ask --cid {cid} TEXT`"
     if state == "complete":
         return "complete"
-    return f"{state}: `scheduler-agent resume {cid}` finishes it"
+    if state == "waiting":
+        return f"waiting for the model's reply: `scheduler-agent resume {cid}` asks it again"
+    return f"interrupted (calls without results): `scheduler-agent resume {cid}` runs them and goes on"

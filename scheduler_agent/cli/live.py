@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +18,14 @@ from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.cli.calendar import clock_for, connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import RunOptions, TurnOptions, run_options, turn_options
-from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace
+from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
 
 if TYPE_CHECKING:
+    from anthropic import Anthropic
+
     from scheduler_agent.agent.session import Session, Settings
+    from scheduler_agent.calendar.clock import Clock
+    from scheduler_agent.playback.record import Recorder
 
 
 class Listeners(list[Report]):
@@ -38,15 +43,31 @@ class Listeners(list[Report]):
                 close()
 
 
+ASK_EXAMPLES = examples(
+    'scheduler-agent ask "Find 30 minutes with Priya next week. Nothing before 10am."',
+    'scheduler-agent ask -c "Make it 45 minutes instead"',
+    'echo "When is Priya free on Monday?" | scheduler-agent ask -',
+    'scheduler-agent ask --json --yes "Book Priya Monday 2pm" | jq .booked_event_ids',
+)
+CHAT_EXAMPLES = examples(
+    "scheduler-agent chat", "scheduler-agent chat -c -u", "scheduler-agent chat --record session.yaml"
+)
+RESUME_EXAMPLES = examples("scheduler-agent resume 3", "scheduler-agent resume 3 --max-iterations 5 --yes")
+
+
 def reporters(
     dump_array: bool,
     dump_array_file: Path | None,
     estimated: bool = False,
     replaying: bool = False,
     usage: bool = False,
+    answers: bool = True,
 ) -> Listeners:
-    """The trace on stderr, each answer on stdout, plus the dumps asked for: all fed by the loop's events."""
-    listeners = Listeners([Trace(sys.stderr, estimated, echo_input=replaying, usage=usage), Answers(sys.stdout)])
+    """The trace on stderr, each answer on stdout (unless `answers` is false: `--json` prints one object
+    instead), plus the dumps asked for: all fed by the loop's events."""
+    listeners = Listeners([Trace(sys.stderr, estimated, echo_input=replaying, usage=usage)])
+    if answers:
+        listeners.append(Answers(sys.stdout))
     if dump_array:
         listeners.append(ArrayDump(sys.stderr))
     if dump_array_file:
@@ -54,14 +75,36 @@ def reporters(
     return listeners
 
 
-def read_line(prompt: str) -> str | None:
-    """A chat line from standard input (None at its end); the prompt goes to stderr, only on a terminal."""
-    return _read(prompt if sys.stdin.isatty() else "")
-
-
 def read_answer(prompt: str) -> str | None:
-    """An answer to an approval question: the question is always shown (on stderr), terminal or not."""
-    return _read(prompt)
+    """An answer to an approval question: the question is always shown (on stderr), terminal or not.
+
+    An answer read from a pipe is echoed after the question, so the question and what follows it do
+    not share a line."""
+    answer = _read(prompt)
+    if answer is not None and not sys.stdin.isatty():
+        sys.stderr.write(answer + "\n")
+    return answer
+
+
+def terminal_answers() -> ReadAnswer:
+    """Approvals when the request came on standard input: asked on the terminal (/dev/tty) if there is
+    one; otherwise every booking is refused, and the model is told `--yes` allows them."""
+    try:  # a terminal is not seekable, so no "r+": one handle to read, one to write
+        tty_in = open("/dev/tty", encoding="utf-8")  # noqa: SIM115 (open for the whole process)
+        tty_out = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        return lambda prompt: None
+
+    def read(prompt: str) -> str | None:
+        tty_out.write(prompt)
+        tty_out.flush()
+        line = tty_in.readline()
+        return line.rstrip("\n") if line else None
+
+    return read
+
+
+ReadAnswer = Callable[[str], "str | None"]
 
 
 def _read(prompt: str) -> str | None:
@@ -83,13 +126,16 @@ class Opening:
     store: bool = True
     record: Path | None = None
     yes: bool = False
+    read_answer: ReadAnswer = read_answer
+    clock: Clock | None = None  # a new conversation's clock (a recorded chat's /new keeps the pinned one)
 
 
 def open_session(opening: Opening, settings: Settings, report: Listeners) -> Session:
     """A live session: the SDK as the person configured it, a new or a stored conversation."""
     from scheduler_agent.agent.approval import ask_on
+    from scheduler_agent.agent.errors import ModelRequestFailed
     from scheduler_agent.agent.session import Session
-    from scheduler_agent.api.client import ModelAPI, make_client
+    from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
     from scheduler_agent.storage import conversations
 
     cid = opening.cid
@@ -104,34 +150,47 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
             raise AgentError("No stored conversation to continue: start one with `scheduler-agent ask TEXT`")
     # A stored conversation keeps its pinned clock unless --today says otherwise.
     clock = clock_for(conn, opening.today) if opening.today or cid is None else None
+    client = make_client()
+    if not has_credentials(client):  # before any turn is stored: nothing is written for a request never sent
+        raise ModelRequestFailed(NO_CREDENTIALS)
     streamed = StreamedText(report)  # text deltas go to the listeners as they arrive
-    send = ModelAPI(make_client(), on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report).send
-    decide = None if opening.yes else ask_on(read_answer, sys.stderr.write)
+    send = ModelAPI(client, on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report).send
+    decide = None if opening.yes else ask_on(opening.read_answer, sys.stderr.write)
     if cid is not None:
         session = Session.stored(conn, cid, send, settings, streamed, clock, decide)
     else:
-        clock = clock or clock_for(conn, None)
+        clock = opening.clock or clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
             clock = clock.frozen(get_owner(conn).tz)
         session = Session(conn, clock, send, settings, streamed, decide=decide)
         if opening.store:
-            session.store()
+            session.store()  # written with its first turn, and announced then
+    session.announce = announce
     if session.cid is not None:
-        typer.echo(f"conversation {session.cid}", err=True)
+        announce(session.cid)
     return session
 
 
+def announce(cid: int) -> None:
+    typer.echo(f"conversation {cid}", err=True)
+
+
+def has_credentials(client: Anthropic) -> bool:
+    """Whether the SDK found credentials (a key, a token, or a profile's provider), as it resolved them."""
+    return client.api_key is not None or client.auth_token is not None or client.credentials is not None
+
+
 @contextmanager
-def recording_if(path: Path | None, session: Session, listeners: Listeners) -> Iterator[None]:
+def recording_if(path: Path | None, session: Session, listeners: Listeners) -> Iterator[Recorder | None]:
     """`--record PATH`: write the session as a cassette while the block runs (nothing when no path)."""
     if path is None:
-        yield
+        yield None
         return
     from scheduler_agent.playback.record import recorded
 
     with recorded(path, session) as recorder:
         listeners.append(recorder)
-        yield
+        yield recorder
     typer.echo(f"recorded to {path} (replay it with `scheduler-agent replay {path}`)", err=True)
 
 
@@ -139,22 +198,59 @@ def recording_if(path: Path | None, session: Session, listeners: Listeners) -> I
 @turn_options
 @run_options
 def ask_command(
-    text: Annotated[str, typer.Argument(help="What to schedule, in plain words.", metavar="TEXT")],
     run: RunOptions,
     turn: TurnOptions,
+    text: Annotated[
+        str | None,
+        typer.Argument(
+            help="What to schedule, in plain words; `-` (or nothing, when piped) reads it from standard input.",
+            metavar="TEXT",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print one JSON object on stdout (conversation, outcome, text, tool calls and results, booked "
+            "event ids, tokens, cost) instead of the answer.",
+        ),
+    ] = False,
 ) -> None:
-    """One user turn against the API (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...); stored."""
+    """One user turn against the API, stored (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...)."""
+    from_stdin = text == "-" or (text is None and not sys.stdin.isatty())
+    if from_stdin:
+        text = sys.stdin.read().strip()
+        if not text:
+            raise typer.BadParameter("standard input was empty: pipe the request in, or give it as TEXT")
+    elif text is None:
+        raise typer.BadParameter("say what to schedule: `scheduler-agent ask TEXT`, or pipe it in with `ask -`")
     from scheduler_agent.agent.session import refuse_empty
 
     refuse_empty(text)  # before a conversation is stored for it
     settings = settings_of(run, turn)
-    report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
-    session = open_session(opening_of(run, turn), settings, report)
+    report = reporters(run.dump_array, run.dump_array_file, usage=run.usage, answers=not as_json)
+    opening = opening_of(run, turn)
+    if from_stdin:  # standard input is spent: approvals come from the terminal, if there is one
+        opening = dataclasses.replace(opening, read_answer=terminal_answers())
+    session = open_session(opening, settings, report)
+    summary = None
+    if as_json:
+        from scheduler_agent.cli.json_report import JsonReport
+
+        summary = JsonReport(sys.stdout, session.conn)
+        report.append(summary)
     try:
         with recording_if(turn.record, session, report):
             outcome = session.ask(text)
+    except BaseException as exc:
+        if summary is not None and not isinstance(exc, typer.Exit):
+            summary.write(session.cid, exc)
+        raise
     finally:
         report.close()
+    if summary is not None:
+        summary.write(session.cid)
     raise typer.Exit(outcome.stop.exit_code)
 
 
@@ -164,6 +260,7 @@ def ask_command(
 def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     """An interactive session: the list carries over from turn to turn. /help lists the slash commands."""
     from scheduler_agent.cli.chat import Chat, UsageLog
+    from scheduler_agent.cli.line_reader import LineReader
 
     settings = settings_of(run, turn)
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
@@ -173,9 +270,14 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     if sys.stdin.isatty():
         typer.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
     fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes)
-    chat = Chat(session, lambda: open_session(fresh, settings, report), read_line, sys.stdout, sys.stderr, log)
+    reader = LineReader()  # readline on a terminal: editing, history (0600, in the data folder)
+    chat = Chat(session, lambda: open_session(fresh, settings, report), reader.read, sys.stdout, sys.stderr, log)
     chat.on_interrupt = report.close
-    with recording_if(turn.record, session, report):
+    chat.pending = reader.pending
+    with recording_if(turn.record, session, report) as recorder:
+        if recorder is not None:
+            chat.on_line = recorder.typed
+            fresh = dataclasses.replace(fresh, clock=session.clock)  # /new runs on the same pinned clock
         code = chat.run()
     raise typer.Exit(code)
 

@@ -23,6 +23,7 @@ DbOption = Annotated[
     Path | None,
     typer.Option(
         "--db",
+        metavar="PATH",
         envvar="SCHEDULER_AGENT_DB",
         help="SQLite file holding the calendar (default: ~/.local/share/scheduler-agent/scheduler.db).",
         show_default=False,
@@ -32,6 +33,7 @@ TodayOption = Annotated[
     str | None,
     typer.Option(
         "--today",
+        metavar="DATE[THH:MM]",
         envvar="SCHEDULER_AGENT_TODAY",
         help="Pin the clock: YYYY-MM-DD (09:00 that day) or YYYY-MM-DDTHH:MM, in the owner's time zone.",
         show_default=False,
@@ -39,14 +41,16 @@ TodayOption = Annotated[
 ]
 ModelOption = Annotated[
     str,
-    typer.Option("-m", "--model", envvar="SCHEDULER_AGENT_MODEL", help="The model to ask."),
+    typer.Option("-m", "--model", metavar="MODEL", envvar="SCHEDULER_AGENT_MODEL", help="The model to ask."),
 ]
 MaxIterationsOption = Annotated[
     int,
     typer.Option(
         "--max-iterations",
+        metavar="N",
         min=1,
-        help="At most this many model calls per user turn; the loop then stops with a valid list (exit 3).",
+        help="At most this many model calls per user turn (for `resume`: this many more); the loop then stops "
+        "with a valid list (exit 3).",
     ),
 ]
 DumpArrayOption = Annotated[
@@ -57,6 +61,7 @@ DumpArrayFileOption = Annotated[
     Path | None,
     typer.Option(
         "--dump-array-file",
+        metavar="PATH",
         help="Append one JSON object per iteration: {iteration, messages, request (the whole body)}.",
         show_default=False,
     ),
@@ -67,19 +72,21 @@ ContinueOption = Annotated[
 ]
 CidOption = Annotated[
     int | None,
-    typer.Option("--cid", help="Continue the stored conversation with this id.", show_default=False),
+    typer.Option("--cid", metavar="ID", help="Continue the stored conversation with this id.", show_default=False),
 ]
 NoStoreOption = Annotated[
     bool,
-    typer.Option("--no-store", help="Keep nothing: the conversation is not written to the database."),
+    typer.Option("-n", "--no-store", help="Keep nothing: the conversation is not written to the database."),
 ]
 ContextBudgetOption = Annotated[
     int | None,
     typer.Option(
         "--context-budget",
+        metavar="TOKENS",
         min=1,
-        help="Send at most about this many tokens of the list: whole old rounds are left out of the request "
-        "(never the first user turn, never a call without its result). The stored list is untouched.",
+        help="Send at most about this many tokens, the system prompt and the tool definitions included: whole "
+        "old rounds of the list are left out of the request (never the first user turn, never a call without "
+        "its result). The stored list is untouched.",
         show_default=False,
     ),
 ]
@@ -87,6 +94,7 @@ ToolDeadlineOption = Annotated[
     float,
     typer.Option(
         "--tool-deadline",
+        metavar="SECONDS",
         min=0.1,
         help="Seconds one tool call may take; a booking past it is rolled back and the model is told so.",
     ),
@@ -95,6 +103,7 @@ RecordOption = Annotated[
     Path | None,
     typer.Option(
         "--record",
+        metavar="PATH",
         help="Record this session as a cassette (calendar, pinned clock, inputs, API traffic; no secrets) that "
         "`scheduler-agent replay PATH` replays offline.",
         show_default=False,

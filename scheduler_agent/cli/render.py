@@ -15,7 +15,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from scheduler_agent.agent.events import (
     ApprovalAnswered,
@@ -59,6 +59,11 @@ def visible(text: str) -> str:
     return text.translate(_VISIBLE)
 
 
+if TYPE_CHECKING:
+    from scheduler_agent.api.prices import Cost
+    from scheduler_agent.storage.conversations import Reply
+
+
 def entries(count: int) -> str:
     return f"{count} {'entry' if count == 1 else 'entries'}"
 
@@ -81,6 +86,43 @@ def usage_line(usage: dict[str, Any], estimated: bool) -> str:
         line += f" (+{cached:,} read from cache, +{written:,} written to it)"
     line += f", {usage.get('output_tokens', 0):,} output"
     return line + (" (estimates: the reply was scripted)" if estimated else "")
+
+
+def reply_cost(reply: JSON, estimated: bool) -> Cost:
+    """A reply's cost in money (prices.py loads its price list only when a cost is shown)."""
+    from scheduler_agent.api.prices import price_of
+
+    return price_of(str(reply.get("model", "")), reply.get("usage") or {}, estimated=estimated)
+
+
+def examples(*commands: str) -> str:
+    """A command's "Examples:" epilog, kept as written (Click's \\b stops it rewrapping the lines)."""
+    return "Examples:\n\n\b\n" + "\n".join(f"  {command}" for command in commands)
+
+
+def cost_lines(replies: list[Reply], estimated: bool = False) -> list[str]:
+    """`conversations show`: tokens and cost per turn and for the whole conversation."""
+    from scheduler_agent.api.prices import price_of, source, total
+
+    if not replies:
+        return ["cost: nothing sent yet"]
+    turns: list[list[Reply]] = []
+    for reply in replies:
+        if reply.iteration == 1 or not turns:
+            turns.append([])
+        turns[-1].append(reply)
+    lines = []
+    costs = []
+    for number, turn in enumerate(turns, start=1):
+        usage: dict[str, int] = {}
+        for reply in turn:
+            add_usage(usage, reply.usage)
+        cost = total(price_of(r.model, r.usage, estimated=estimated) for r in turn)
+        costs.append(cost)
+        count = f"{len(turn)} iteration{'' if len(turn) == 1 else 's'}"
+        lines.append(f"  turn {number} ({count}): {usage_line(usage, False)} · {cost.text()}")
+    whole = total(costs)
+    return [f"cost: {whole.text()} over {len(replies)} replies (prices: {source()})", *lines]
 
 
 USAGE_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
@@ -213,6 +255,7 @@ class Trace:
         self.spinner = Spinner(out) if (spinner_for(out) if spinner is None else spinner) else None
         self.streamed = False  # the text of the current request's reply arrived as deltas (already shown)
         self.turn_usage: dict[str, int] = {}
+        self.turn_cost: Cost | None = None
         self.turn_iterations = 0
         self.pending: list[str] = []  # the lines about the last reply, not yet written
 
@@ -222,11 +265,14 @@ class Trace:
         match event:
             case TurnStarted(text):
                 self.turn_usage, self.turn_iterations = {}, 0  # a turn an exception ended never sent TurnEnded
+                self.turn_cost = None
                 if self.echo_input:
                     self.out.write(f"{style('you>', 'bold')} {visible(text)}\n")
-            case RequestSent(iteration, request):
+            case RequestSent(iteration, request, of):
                 size = request_size(request)
                 sent = entries(len(request["messages"]))
+                if of is not None:
+                    sent = f"{len(request['messages'])} of {entries(of)} (budget)"
                 self.out.write(style(f"[iteration {iteration}] sending {sent} ({size:,} bytes)", "dim") + "\n")
                 self.streamed = False
                 self.out.flush()
@@ -274,8 +320,10 @@ class Trace:
                 if self.usage and self.turn_iterations:
                     iterations = f"{self.turn_iterations} iteration{'' if self.turn_iterations == 1 else 's'}"
                     line = f"turn total ({iterations}): {usage_line(self.turn_usage, self.estimated)}"
+                    if self.turn_cost is not None:
+                        line += f" · {self.turn_cost.text()}"
                     self.out.write(style(line, "dim") + "\n")
-                self.turn_usage, self.turn_iterations = {}, 0
+                self.turn_usage, self.turn_iterations, self.turn_cost = {}, 0, None
                 if outcome.statement:
                     self.out.write(style(f"[stopped] {visible(outcome.statement)}", "yellow") + "\n")
         self.out.flush()
@@ -286,7 +334,10 @@ class Trace:
         add_usage(self.turn_usage, reply.get("usage"))
         lines = []
         if self.usage and isinstance(reply.get("usage"), dict):
-            lines.append(self.style(f"  usage: {usage_line(reply['usage'], self.estimated)}", "dim"))
+            cost = reply_cost(reply, self.estimated)
+            self.turn_cost = cost if self.turn_cost is None else self.turn_cost + cost
+            line = f"  usage: {usage_line(reply['usage'], self.estimated)} · {cost.text()}"
+            lines.append(self.style(line, "dim"))
         if not self.streamed:  # streamed text is on stdout already, as it arrived
             for block in reply["content"]:
                 if block.get("type") == "text" and reply.get("stop_reason") == "tool_use":

@@ -192,7 +192,7 @@ LESSONS: dict[str, Lesson] = {
             asks(book("toolu_scripted_fr_02", "2026-08-31T09:00")),
             Reply([text("Booked Monday 2026-08-31 09:00-09:30 with Priya Raman.")]),
         ],
-        options={"context_budget": 100, "trim": "newest"},
+        options={"context_budget": 960, "trim": "newest"},  # ~860 tokens are the system prompt and tools
     ),
     "kept_rule": Lesson(
         title="The same budget with the project's trim: the first turn, and its rule, stay",
@@ -209,6 +209,6 @@ LESSONS: dict[str, Lesson] = {
             asks(book("toolu_scripted_kr_02", "2026-08-31T14:00")),
             Reply([text("Booked Monday 2026-08-31 14:00-14:30 with Priya Raman, after 10am as you asked.")]),
         ],
-        options={"context_budget": 100},
+        options={"context_budget": 960},  # ~860 tokens are the system prompt and tools
     ),
 }

@@ -30,10 +30,17 @@ class Recorder:
 
     def __init__(self, setup: JSON) -> None:
         self.setup = setup
+        self.lines = False  # a chat gives every line typed (slash commands too); `ask` its one turn
+
+    def typed(self, line: str) -> None:
+        """A line the person typed in a chat, kept as typed: the replay re-enacts /new, /tokens, /multi..."""
+        self.lines = True
+        self.setup["inputs"].append(line)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TurnStarted):
-            self.setup["inputs"].append(event.text)
+            if not self.lines:
+                self.setup["inputs"].append(event.text)
         elif isinstance(event, ApprovalAnswered):
             answer = {"approved": event.approved, "reason": event.reason, "end_of_input": event.end_of_input}
             self.setup["approvals"][event.call["id"]] = answer

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,14 +67,53 @@ def decide_of(setup: JSON) -> Decide | None:
     return from_answers(approvals) if approvals else None
 
 
-def run_inputs(session: Session, inputs: list[str], result: Replayed) -> Replayed:
-    """Each input as a user turn, in order, as the person typed them; an API outage ends the run."""
-    for text in inputs:
+NewSession = Callable[[], Session]
+Command = Callable[[Session, str], None]  # shows what a slash command shows (/tokens, /dump, ...)
+
+
+def run_inputs(
+    session: Session,
+    inputs: list[str],
+    result: Replayed,
+    *,
+    new_session: NewSession | None = None,
+    command: Command | None = None,
+) -> Replayed:
+    """Each input as the person typed it, in order; an API outage ends the run.
+
+    A chat's inputs are every line typed, slash commands included: `/new` starts a new conversation
+    (with `new_session`), `/multi` ... `/end` is one message, `/quit` ends, and the others go to
+    `command`, which shows what they showed."""
+    lines = iter(inputs)
+    for line in lines:
+        text = line.strip()
+        if text.startswith("/"):
+            name = text.split()[0].lower()
+            if name in ("/quit", "/exit"):
+                break
+            if name == "/multi":  # the lines up to /end are one message, as the chat joined them
+                part: list[str] = []
+                for inner in lines:
+                    if inner.strip() == "/end":
+                        break
+                    part.append(inner)
+                text = "\n".join(part).strip()
+            else:
+                if name == "/new" and new_session is not None:
+                    session = new_session()
+                    result.messages = session.messages
+                if command is not None:
+                    command(session, text)
+                continue
+        if not text:
+            continue
         try:
             result.outcomes.append(session.ask(text))
         except ModelUnavailable as exc:
             result.error = exc
             break
+        finally:
+            result.cid = session.cid
     return result
 
 
@@ -91,8 +130,9 @@ def calendar_from(setup: JSON, directory: Path) -> Iterator[tuple[sqlite3.Connec
         conn.close()
 
 
-def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replayed:
-    """Replay every user input of the cassette at `path` through the real loop and SDK."""
+def replay(path: Path, *, report: Report, keep_db: Path | None = None, command: Command | None = None) -> Replayed:
+    """Replay every user input of the cassette at `path` through the real loop and SDK (`command` shows
+    the slash commands of a recorded chat)."""
     setup = read_setup(path)
     result = Replayed()
     with tempfile.TemporaryDirectory(prefix="scheduler-agent-replay-") as tmp:
@@ -102,10 +142,14 @@ def replay(path: Path, *, report: Report, keep_db: Path | None = None) -> Replay
             client = make_client(api_key=PLACEHOLDER_KEY, middleware=[cassette.replay_middleware(replay)])
             streamed = StreamedText(report)
             send = ModelAPI(client, on_text=streamed.on_text).send  # streams when the request says "stream": true
-            session = Session(
-                conn, clock, send, settings_of(setup), streamed, messages=result.messages, decide=decide_of(setup)
-            )
-            result.cid = session.store()  # in the temporary calendar: counters and resume work as they did
-            run_inputs(session, setup["inputs"], result)
+
+            def new_session() -> Session:
+                fresh = Session(conn, clock, send, settings_of(setup), streamed, decide=decide_of(setup))
+                fresh.store()  # in the temporary calendar: counters and resume work as they did
+                return fresh
+
+            session = new_session()
+            result.messages = session.messages
+            run_inputs(session, setup["inputs"], result, new_session=new_session, command=command)
             replay.check_all_played()
     return result

@@ -15,9 +15,11 @@ from typing import Any, Literal
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage.db import transaction
 
 Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
+Stop = Literal["bound", "model"]
 COUNTERS: tuple[Counter, ...] = ("retries_exhausted", "tool_deadlines", "restarts")
 
 
@@ -50,6 +52,7 @@ class Stored:
     started_on: str
     clock_pin: str | None
     counters: dict[str, int]
+    last_stop: str | None = None  # 'bound' or 'model' when the last turn ended so (m008_turn_stops)
 
 
 def _dumps(value: Any) -> str:
@@ -89,7 +92,13 @@ def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
     context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]), bool(row["stream"]))
     stored = Stored(
-        row["id"], row["created_at"], context, row["started_on"], row["clock_pin"], {c: row[c] for c in COUNTERS}
+        row["id"],
+        row["created_at"],
+        context,
+        row["started_on"],
+        row["clock_pin"],
+        {c: row[c] for c in COUNTERS},
+        row["last_stop"],
     )
     entries = conn.execute(
         "SELECT role, content FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
@@ -98,8 +107,15 @@ def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
 
 
 def latest_id(conn: sqlite3.Connection) -> int | None:
-    row = conn.execute("SELECT max(id) FROM conversations").fetchone()
+    """The most recent conversation that has entries (`-c`): one with no turn yet is nothing to continue."""
+    row = conn.execute("SELECT max(conversation_id) FROM entries").fetchone()
     return int(row[0]) if row and row[0] is not None else None
+
+
+def set_stop(conn: sqlite3.Connection, cid: int, stop: Stop | None) -> None:
+    """Keep how the last turn ended ('bound', 'model'; None: done or not ended yet), for `--state stopped`."""
+    with transaction(conn):
+        conn.execute("UPDATE conversations SET last_stop = ? WHERE id = ?", (stop, cid))
 
 
 def delete(conn: sqlite3.Connection, cid: int) -> None:
@@ -116,32 +132,81 @@ def bump(conn: sqlite3.Connection, cid: int, counter: Counter) -> None:
 
 
 def totals(conn: sqlite3.Connection) -> dict[str, int]:
+    """Counts over the conversations that have entries (an older version stored empty ones at a chat's start)."""
     row = conn.execute(
-        "SELECT count(*), " + ", ".join(f"coalesce(sum({c}), 0)" for c in COUNTERS) + " FROM conversations"
+        "SELECT count(*), "
+        + ", ".join(f"coalesce(sum({c}), 0)" for c in COUNTERS)
+        + " FROM conversations c WHERE EXISTS (SELECT 1 FROM entries e WHERE e.conversation_id = c.id)"
     ).fetchone()
     return {"conversations": row[0], **{c: row[i + 1] for i, c in enumerate(COUNTERS)}}
 
 
+STATES = ("waiting", "interrupted", "complete", "stopped")
+
+
 @dataclass(frozen=True)
 class Summary:
+    """One line of `conversations list`: `state` is one of STATES."""
+
     id: int
     created_at: str
     entries: int
     first_text: str
     model: str
+    state: str
 
 
-def summaries(conn: sqlite3.Connection, limit: int = 50) -> list[Summary]:
+def summaries(
+    conn: sqlite3.Connection,
+    limit: int | None = 50,
+    *,
+    query: str | None = None,
+    model: str | None = None,
+    state: str | None = None,
+) -> list[Summary]:
+    """The conversations that have entries, newest first; `limit` None: all.
+
+    `query` matches any entry's text (case-insensitive); `model` is the model as stored; `state`
+    one of STATES ("stopped": the last turn ended at the iteration bound or by a model stop).
+    """
+    if state is not None and state not in STATES:
+        raise AgentError(f"unknown state {state!r}: one of {', '.join(STATES)}")
+    where, params = ["n > 0"], []
+    if model is not None:
+        where.append("c.model = ?")
+        params.append(model)
+    if query:
+        escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where.append("EXISTS (SELECT 1 FROM entries q WHERE q.conversation_id = c.id AND q.content LIKE ? ESCAPE '\\')")
+        params.append(f"%{escaped}%")
     rows = conn.execute(
-        """
-        SELECT c.id, c.created_at, c.model, count(e.position) AS n,
-               (SELECT content FROM entries WHERE conversation_id = c.id AND position = 0) AS first
-        FROM conversations c LEFT JOIN entries e ON e.conversation_id = c.id
-        GROUP BY c.id ORDER BY c.id DESC LIMIT ?
+        f"""
+        SELECT * FROM (
+            SELECT c.id, c.created_at, c.model, c.last_stop,
+                   (SELECT count(*) FROM entries WHERE conversation_id = c.id) AS n,
+                   (SELECT content FROM entries WHERE conversation_id = c.id AND position = 0) AS first,
+                   (SELECT role || ' ' || content FROM entries WHERE conversation_id = c.id
+                    ORDER BY position DESC LIMIT 1) AS last
+            FROM conversations c
+        ) c WHERE {" AND ".join(where)} ORDER BY c.id DESC
         """,
-        (limit,),
-    ).fetchall()
-    return [Summary(r["id"], r["created_at"], r["n"], _first_text(r["first"]), r["model"]) for r in rows]
+        params,
+    )
+    found: list[Summary] = []
+    for r in rows:
+        summary = Summary(r["id"], r["created_at"], r["n"], _first_text(r["first"]), r["model"], _state(r))
+        if state is None or summary.state == state:
+            found.append(summary)
+            if limit is not None and len(found) == limit:
+                break
+    return found
+
+
+def _state(row: sqlite3.Row) -> str:
+    if row["last_stop"] is not None:
+        return "stopped"
+    role, _, content = row["last"].partition(" ")
+    return conversation_state([{"role": role, "content": json.loads(content)}])
 
 
 def _first_text(content: str | None) -> str:

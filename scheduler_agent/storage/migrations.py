@@ -199,6 +199,17 @@ def m007_replies(conn: sqlite3.Connection) -> None:
 
 
 @migration
+def m008_turn_stops(conn: sqlite3.Connection) -> None:
+    """How the conversation's last turn ended when it did not end done: 'bound' (the iteration bound) or
+    'model' (a model stop: max_tokens, refusal, ...). NULL when it ended done, or has not ended.
+
+    `conversations list --state stopped` reads it: the list alone cannot tell a stop at the bound
+    from a turn still waiting for the model.
+    """
+    _run(conn, "ALTER TABLE conversations ADD COLUMN last_stop TEXT CHECK (last_stop IN ('bound', 'model'))")
+
+
+@migration
 def m010_leases_and_repairs(conn: sqlite3.Connection) -> None:
     """Who runs each conversation: one lease per conversation id, with its holder and expiry (storage/lease.py).
 

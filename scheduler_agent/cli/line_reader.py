@@ -1,0 +1,94 @@
+"""The chat's input on a terminal: line editing and history (readline, as `llm chat` does), /multi, /edit.
+
+The history is kept in `chat-history` in the data folder, readable by its owner only (0600): it holds
+what was typed, which is as private as the conversations. Off a terminal, lines are read as they come.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from scheduler_agent.storage.db import data_dir
+
+HISTORY_LENGTH = 1000
+
+
+def history_path() -> Path:
+    return data_dir() / "chat-history"
+
+
+class LineReader:
+    """`read(prompt)`: one line (None at the end of input), edited with readline on a terminal."""
+
+    def __init__(self, history: Path | None = None) -> None:
+        self.terminal = sys.stdin.isatty()
+        self.history = history or history_path()
+        self.readline: Any = None
+        if self.terminal:
+            import readline  # line editing and history for input(): arrows move, Up recalls
+
+            self.readline = readline
+            readline.set_history_length(HISTORY_LENGTH)
+            with contextlib.suppress(OSError):  # no history yet
+                readline.read_history_file(self.history)
+
+    def read(self, prompt: str) -> str | None:
+        if not self.terminal:
+            line = sys.stdin.readline()
+            return line.rstrip("\n") if line else None
+        try:
+            line = input(prompt)
+        except EOFError:
+            sys.stderr.write("\n")
+            return None
+        self._remember()
+        return line
+
+    def pending(self) -> str:
+        """What was on the line when Ctrl-C came (empty off a terminal)."""
+        return self.readline.get_line_buffer() if self.readline is not None else ""
+
+    def _remember(self) -> None:
+        if self.readline is None:
+            return
+        try:
+            self.history.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(self.history, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            os.close(descriptor)
+            os.chmod(self.history, 0o600)
+            self.readline.write_history_file(self.history)
+        except OSError:
+            pass  # a history that cannot be written is not worth stopping a chat for
+
+
+def read_multi(read: Callable[[str], str | None], prompt: str = "... ") -> str | None:
+    """/multi: lines until one that is `/end`, joined; None when input ends first."""
+    lines: list[str] = []
+    while True:
+        line = read(prompt)
+        if line is None:
+            return None
+        if line.strip() == "/end":
+            return "\n".join(lines)
+        lines.append(line)
+
+
+def edit_in_editor(initial: str = "") -> str:
+    """/edit: open $VISUAL or $EDITOR (else vi) on a temporary file; its text when the editor exits 0."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.TemporaryDirectory(prefix="scheduler-agent-edit-") as folder:
+        path = Path(folder) / "message.md"
+        path.write_text(initial, encoding="utf-8")
+        path.chmod(0o600)
+        done = subprocess.run([*shlex.split(editor), str(path)], check=False)
+        if done.returncode != 0:
+            raise OSError(f"the editor ({editor}) exited with {done.returncode}")
+        return path.read_text(encoding="utf-8").strip()

@@ -1,0 +1,281 @@
+"""The bugs a new user hit (issue 9), each reproduced through the CLI as a person runs it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.cli import app
+from scheduler_agent.playback.cassette_file import read_setup
+from scheduler_agent.storage import conversations, db
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
+
+runner = CliRunner()
+Serve = Callable[..., ScriptedServer]
+TODAY = ["--today", "2026-08-27T09:00"]
+FIND = {"person": "priya", "week": "2026-08-31"}
+
+
+def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), input=input)
+
+
+def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        return [tuple(row) for row in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+# --- 1. a conversation is created when its first turn is written ----------------------------------
+
+
+def test_chats_left_at_once_store_nothing_and_continue_goes_to_the_real_last_one(demo_db: Path, api: Serve) -> None:
+    server = api([Reply([text("Booked Monday 10:30 for 30 minutes.")]), Reply([text("Made it 45 minutes.")])])
+    first = invoke("ask", "Book Priya Monday, 30 minutes. Nothing before 10am.", "--db", str(demo_db), *TODAY)
+    assert first.exit_code == 0, first.stderr
+    for _ in range(3):  # chat, then Ctrl-D at once
+        left = invoke("chat", "--db", str(demo_db), *TODAY, input="")
+        assert left.exit_code == 0, left.stderr
+        assert "conversation" not in left.stderr  # nothing was stored, so no id is announced
+    assert rows(demo_db, "SELECT id FROM conversations") == [(1,)]
+    follow_up = invoke("ask", "-c", "Make it 45 minutes instead", "--db", str(demo_db))
+    assert follow_up.exit_code == 0, follow_up.stderr
+    sent = server.received[1]["messages"]
+    assert "Nothing before 10am" in sent[0]["content"][0]["text"] and len(sent) == 3
+    assert "conversation 1" in follow_up.stderr
+    assert "conversations stored:        1" in invoke("stats", "--db", str(demo_db)).stdout
+
+
+def test_continue_and_stats_skip_empty_conversations_an_older_version_left(demo_db: Path, api: Serve) -> None:
+    server = api([Reply([text("Noted: never before 10am.")]), Reply([text("Still after 10am.")])])
+    assert invoke("ask", "Never before 10am.", "--db", str(demo_db), *TODAY).exit_code == 0
+    conn = db.connect(demo_db)
+    record, _ = conversations.load(conn, 1)
+    for _ in range(2):  # what 0.1.0 wrote when a chat was left at once
+        conversations.create(conn, record.context, started_on="2026-08-27", clock_pin=None)
+    conn.close()
+    assert conversations.latest_id(db.connect(demo_db)) == 1
+    result = invoke("ask", "-c", "And Priya?", "--db", str(demo_db))
+    assert result.exit_code == 0, result.stderr
+    assert server.received[1]["messages"][0]["content"][0]["text"] == "Never before 10am."
+    assert "conversations stored:        1" in invoke("stats", "--db", str(demo_db)).stdout
+    listed = invoke("conversations", "list", "--db", str(demo_db)).stdout
+    assert listed.count("entries") == 1 and " 4 entries" in listed
+
+
+def test_a_session_stores_its_row_with_its_first_turn(demo_db: Path) -> None:
+    with ScriptedServer([Reply([text("hi")])]) as server:
+        from scheduler_agent.api.client import ModelAPI, make_client
+
+        conn = db.connect(demo_db)
+        send = ModelAPI(make_client(api_key="sk-ant-test-dummy", base_url=server.url, max_retries=0)).send
+        session = Session(conn, Clock(), send, Settings("claude-sonnet-5-5", 10), lambda event: None)
+        heard: list[int] = []
+        session.announce = heard.append
+        session.store()
+        assert session.cid is None and rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]
+        session.ask("hello")
+        assert heard == [1] and session.cid == 1
+        assert rows(demo_db, "SELECT position, role FROM entries") == [(0, "user"), (1, "assistant")]
+
+
+# --- 4. resume says what the state really is -----------------------------------------------------
+
+
+def test_resume_of_a_conversation_with_no_turn_says_so(demo_db: Path, api: Serve) -> None:
+    server = api([])
+    conn = db.connect(demo_db)
+    from scheduler_agent.storage.conversations import Context
+
+    conversations.create(conn, Context("claude-sonnet-5-5", 1024, "s", []), started_on="2026-08-27", clock_pin=None)
+    conn.close()
+    result = invoke("resume", "1", "--db", str(demo_db))
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: Nothing to resume: conversation 1 has no turn yet. Start it with `scheduler-agent ask --cid 1 TEXT`."
+    )
+    assert "bug" not in result.stderr and server.received == []
+
+
+def test_a_never_answered_turn_is_shown_as_waiting_and_resume_asks_again(demo_db: Path, api: Serve) -> None:
+    overloaded = Reply(status=529, error_type="overloaded_error", error_message="Overloaded")
+    api([overloaded])
+    assert invoke("ask", "Find Priya", "--db", str(demo_db), *TODAY, "--no-stream").exit_code == 5
+    shown = invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
+    assert "waiting for the model's reply: `scheduler-agent resume 1` asks it again" in shown
+    api([Reply([text("Monday 14:00.")])])
+    result = invoke("resume", "1", "--db", str(demo_db))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "Monday 14:00."
+
+
+# --- 6. no credentials: one line, nothing stored ---------------------------------------------------
+
+
+@pytest.mark.parametrize("config_dir", [True, False], ids=["empty-config-dir", "no-config-dir"])
+@pytest.mark.parametrize("command", ["ask", "chat"])
+def test_without_credentials_one_line_and_nothing_stored(
+    demo_db: Path, command: str, config_dir: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not config_dir:
+        monkeypatch.delenv("ANTHROPIC_CONFIG_DIR")
+    args = ["ask", "Book Priya"] if command == "ask" else ["chat"]
+    result = invoke(*args, "--db", str(demo_db), *TODAY, input="Book Priya\n")
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    assert result.stderr.strip().count("\n") == 0, result.stderr  # one line, said at the start
+    assert result.stderr.startswith("Error: ") and "No Anthropic credentials" in result.stderr
+    assert "scheduler-agent demo" in result.stderr
+    assert "Chatting" not in result.stderr
+    assert rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]
+    assert rows(demo_db, "SELECT count(*) FROM entries") == [(0,)]
+
+
+def test_an_auth_token_is_credentials_as_the_sdk_sees_them(
+    demo_db: Path, api: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = api([Reply([text("ok")])])
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token-for-test")
+    assert invoke("ask", "hi", "--db", str(demo_db), *TODAY).exit_code == 0
+    assert len(server.received) == 1
+
+
+# --- 7. resume --max-iterations counts from the resume --------------------------------------------
+
+
+def test_resume_at_the_bound_says_both_counts(demo_db: Path, api: Serve) -> None:
+    calls = [Reply([tool_use(f"toolu_r{i}", "find_free_slots", FIND)], "tool_use") for i in range(5)]
+    api(calls)
+    assert invoke("ask", "find", "--db", str(demo_db), *TODAY, "--max-iterations", "3").exit_code == 3
+    result = invoke("resume", "1", "--db", str(demo_db), "--max-iterations", "2")
+    assert result.exit_code == 3
+    assert "Stopped after 5 iterations in this turn, 2 since resuming (the bound" in result.stderr
+    assert "this many more" in invoke("resume", "--help").stdout.replace("\n", " ")
+    assert "stopped" in invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
+
+
+# --- 3. a recorded chat that used /new replays -------------------------------------------------
+
+
+def test_a_recorded_chat_with_new_and_tokens_replays_as_it_ran(demo_db: Path, api: Serve, tmp_path: Path) -> None:
+    find = tool_use("toolu_n1", "find_free_slots", FIND)
+    api(
+        [
+            Reply([find], "tool_use"),
+            Reply([text("Monday 14:00 is free.")]),
+            Reply([text("A fresh start: hello.")]),
+            Reply([text("Two lines, one message.")]),
+        ]
+    )
+    path = tmp_path / "chat.yaml"
+    typed = "when is priya free?\n/tokens\n/new\nhello\n/multi\nline one\nline two\n/end\n/tokens\n/quit\n"
+    live = invoke("chat", "--record", str(path), "--db", str(demo_db), *TODAY, input=typed)
+    assert live.exit_code == 0, live.stderr
+    setup = read_setup(path)
+    assert setup["inputs"] == typed.splitlines()  # every line typed, slash commands included
+    replayed = invoke("replay", str(path))
+    assert replayed.exit_code == 0, replayed.stderr
+    assert "differs" not in replayed.stderr
+    assert replayed.stdout.count("iteration entries") == 2  # both /tokens tables again
+    assert "Monday 14:00 is free." in replayed.stdout and "Two lines, one message." in replayed.stdout
+    assert "you> /new" in replayed.stderr and "Started a new conversation." in replayed.stderr
+
+
+# --- 8. the context budget counts the system prompt and tools, and the trace says it trimmed --------
+
+
+def test_the_context_budget_counts_the_system_prompt_and_tools(demo_db: Path, api: Serve) -> None:
+    from scheduler_agent.agent.trim import estimate_tokens
+
+    calls = [Reply([tool_use(f"toolu_cb{i}", "find_free_slots", FIND)], "tool_use") for i in range(2)]
+    server = api([*calls, Reply([text("Monday 14:00.")])])
+    probe = invoke("ask", "Never before 10am. Find Priya.", "-n", "--db", str(demo_db), *TODAY, "--no-stream")
+    assert probe.exit_code == 0
+    body = server.received[-1]
+    fixed = estimate_tokens(body["system"]) + estimate_tokens(body["tools"])
+    whole = estimate_tokens(body["messages"])  # the list alone, 5 entries, fits a budget of whole + 10 ...
+    server = api([*calls, Reply([text("Monday 14:00.")])])
+    budget = str(fixed + whole - 10)  # ... but not once the system prompt and tools are counted
+    result = invoke(
+        "ask", "Never before 10am. Find Priya.", "--context-budget", budget, "-n", "--db", str(demo_db), *TODAY
+    )
+    assert result.exit_code == 0, result.stderr
+    assert len(server.received[-1]["messages"]) == 3  # the oldest round was left out
+    assert "[iteration 3] sending 3 of 5 entries (budget)" in result.stderr
+    assert "[iteration 2] sending 3 entries" in result.stderr  # nothing left out: nothing said
+
+
+# --- 8. the approval says the other person's time; people get people's wording ---------------------
+
+
+def test_the_approval_question_gives_the_other_persons_local_time(demo_db: Path, api: Serve) -> None:
+    book = tool_use("toolu_tz1", "create_event", {"with": "aiko", "start": "2026-08-31T14:00", "minutes": 30})
+    api([Reply([book], "tool_use"), Reply([text("Booked.")])])
+    result = invoke("ask", "Book Aiko Monday 3pm", "--db", str(demo_db), *TODAY, input="y\n")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "Mon 2026-08-31 14:00-14:30 (Europe/London) for you and Aiko Tanaka (aiko); for Aiko Tanaka that is "
+        "Mon 2026-08-31 09:00-09:30 America/New_York" in result.stderr
+    )
+
+
+def test_calendar_commands_speak_to_people_not_to_the_model(demo_db: Path) -> None:
+    past = invoke(
+        "calendar", "add-event", "--with", "priya", "--start", "2026-08-20T10:00", "--db", str(demo_db), *TODAY
+    )
+    assert past.exit_code == 1 and "is in the past" in past.stderr
+    assert "find_free_slots" not in past.stderr and "calendar show --person" in past.stderr
+    busy = invoke(
+        "calendar", "add-event", "--with", "priya", "--start", "2026-08-31T09:00", "--db", str(demo_db), *TODAY
+    )
+    twice = invoke(
+        "calendar", "add-event", "--with", "priya", "--start", "2026-08-31T09:00", "--db", str(demo_db), *TODAY
+    )
+    assert busy.exit_code == 0 and twice.exit_code == 1 and "is not free" in twice.stderr
+    assert "create_event" not in twice.stderr and "find_free_slots" not in twice.stderr
+
+
+def test_migration_m008_adds_the_turn_stop_to_a_database_made_before_it(tmp_path: Path) -> None:
+    from scheduler_agent.storage.migrations import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    for name, apply in MIGRATIONS:
+        if name.startswith("m008"):
+            break
+        apply(conn)
+        conn.execute("INSERT INTO _migrations (name) VALUES (?)", (name,))
+    conn.execute(
+        "INSERT INTO conversations (model, max_tokens, system, tools, started_on) VALUES ('m', 1, 's', '[]', 'd')"
+    )
+    conn.execute('INSERT INTO entries VALUES (1, 0, \'user\', \'[{"type":"text","text":"hi"}]\')')
+    conn.close()
+    migrated = db.connect(path)
+    assert "m008_turn_stops" in db.applied_migrations(migrated)
+    assert conversations.load(migrated, 1)[0].last_stop is None
+    assert conversations.summaries(migrated)[0].state == "waiting"
+    conversations.set_stop(migrated, 1, "bound")
+    assert conversations.summaries(migrated)[0].state == "stopped"
+    with pytest.raises(sqlite3.IntegrityError):
+        migrated.execute("UPDATE conversations SET last_stop = 'nonsense'")
+
+
+def test_ask_json_when_the_api_is_unavailable_still_prints_one_object(demo_db: Path, api: Serve) -> None:
+    import json
+
+    overloaded = Reply(status=529, error_type="overloaded_error", error_message="Overloaded")
+    api([overloaded] * 3)
+    result = invoke("ask", "find", "--json", "--db", str(demo_db), *TODAY)
+    assert result.exit_code == 5
+    record = json.loads(result.stdout)
+    assert record["outcome"] == "error" and record["exit_code"] == 5 and "unavailable" in record["exit_reason"]
+    assert record["conversation"] == 1 and record["tool_calls"] == []
