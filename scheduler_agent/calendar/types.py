@@ -94,6 +94,7 @@ class ImportedEvent:
     tz: str | None
     all_day: bool = False
     recurrence: Recurrence = Recurrence()
+    components: tuple[str, str, str] | None = None  # a series: its VCALENDAR text, floating zone, day zone
 
 
 @dataclass(frozen=True)

@@ -231,13 +231,18 @@ def import_command(
     person: Annotated[
         str, typer.Option("--person", help="Whose busy time it is: a key or name; 'you' is the owner.")
     ] = OWNER_KEY,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Refuse the whole file if any event in it cannot be read.")
+    ] = False,
     db: DbOption = None,
 ) -> None:
-    """Import an .ics file as busy time for one person: all or nothing; importing it again never doubles."""
+    """Import an .ics file as busy time for one person; an event that cannot be read is skipped and named.
+
+    One transaction: what is imported is complete. Importing it again never doubles and picks up edits."""
     with _calendar(db) as conn:
         from scheduler_agent.calendar import ics  # icalendar costs ~50 ms: only these commands load it
 
-        typer.echo(ics.import_file(conn, file, person))
+        typer.echo(ics.import_file(conn, file, person, strict=strict))
 
 
 @calendar_app.command("export")
