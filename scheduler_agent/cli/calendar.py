@@ -269,3 +269,56 @@ def export_command(
             f"Exported {exported.events} event(s) ({exported.recurring} recurring) "
             f"for {ics.person_label(who)} to {out}."
         )
+
+
+@calendar_app.command("subscribe")
+def subscribe_command(
+    url: Annotated[str, typer.Argument(help="The feed's secret iCal address (https:// or webcal://).")],
+    person: Annotated[str, typer.Option("--person", help="Whose busy time it is: a key or name; 'you' is the owner.")],
+    refresh: Annotated[
+        str, typer.Option("--refresh", help="Fetch it again before a turn when older than this, e.g. 15m, 1h.")
+    ] = "15m",
+    db: DbOption = None,
+) -> None:
+    """Subscribe to a calendar feed (Google's, Outlook's, Fastmail's secret address) and fetch it now."""
+    with _calendar(db) as conn:
+        from scheduler_agent.calendar import feeds, ics
+
+        who = ics.person_named(conn, person)
+        feed = feeds.subscribe(conn, url, who, feeds.parse_duration(refresh))
+        line = feeds.refresh(conn, feed)
+        fetched = feeds.get_feed(conn, feed.id)
+        assert fetched is not None
+        if fetched.ok_at is None:
+            feeds.unsubscribe(conn, feed.id)
+            raise feeds.FeedError(f"{line}; nothing was subscribed: check the address and try again")
+        typer.echo(
+            f"Subscribed {who.name} ({who.key}) to {feed.shown}, refreshed when older than "
+            f"{feeds.format_duration(fetched.refresh)}."
+        )
+        typer.echo(line)
+
+
+@calendar_app.command("feeds")
+def feeds_command(
+    refresh: Annotated[bool, typer.Option("--refresh", help="Fetch every feed now.")] = False,
+    db: DbOption = None,
+) -> None:
+    """List the subscribed feeds (addresses masked) with their last fetch and its result."""
+    with _calendar(db) as conn:
+        from scheduler_agent.calendar import feeds
+
+        kept = feeds.list_feeds(conn)
+        if not kept:
+            typer.echo("No feeds: subscribe with `scheduler-agent calendar subscribe URL --person NAME`.")
+            return
+        if refresh:
+            for feed in kept:
+                typer.echo(feeds.refresh(conn, feed))
+            kept = feeds.list_feeds(conn)
+        for feed in kept:
+            fetched = f"{feed.fetched_at:%Y-%m-%d %H:%M} UTC" if feed.fetched_at else "never"
+            typer.echo(
+                f"#{feed.id}  {feed.person_key}  {feed.shown}  every {feeds.format_duration(feed.refresh)}  "
+                f"{feed.events} events  last fetch {fetched}: {feed.result}"
+            )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -98,6 +99,8 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if opening.record is not None and (opening.continue_last or cid is not None):
         raise typer.BadParameter("--record starts a new conversation; drop -c/--cid to record")
     conn = connect(opening.db)
+    if opening.record is None:  # a recording never holds feed traffic: its calendar fixture has their events
+        refresh_feeds(conn)
     if opening.continue_last and cid is None:
         cid = conversations.latest_id(conn)
         if cid is None:
@@ -119,6 +122,15 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if session.cid is not None:
         typer.echo(f"conversation {session.cid}", err=True)
     return session
+
+
+def refresh_feeds(conn: sqlite3.Connection) -> None:
+    """Fetch the feeds older than their refresh age before the turn; say so only when one fails."""
+    from scheduler_agent.calendar.feeds import refresh_due
+
+    for line in refresh_due(conn):
+        if "failed" in line:
+            typer.echo(line, err=True)
 
 
 @contextmanager
