@@ -11,8 +11,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.events import add_event, event_records
-from scheduler_agent.calendar.series import components_of
 from scheduler_agent.calendar.people import get_owner, list_people, new_person, upsert_person
+from scheduler_agent.calendar.series import components_of
 from scheduler_agent.calendar.types import (
     OWNER_KEY,
     CalendarError,

@@ -197,7 +197,7 @@ def expand(
     """
     version = digest(components, zone, day_zone)
     parsed = _parse(version, components, zone, day_zone)
-    if first is not None:
+    if first is not None and parsed.first is not None:  # a master with no length keeps none
         parsed = replace(parsed, first=first)
     _check_caps(parsed, start, end, cap)
     found: list[Occurrence] = []
