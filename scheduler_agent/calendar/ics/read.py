@@ -108,7 +108,8 @@ def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: boo
         try:
             candidates.append(_read_one(reading))
         except IcsError as exc:
-            problems.append(Skip(reading.where(), str(exc).removeprefix(reading.where() + ": ")))
+            where, _, why = str(exc).partition(": event ")
+            problems.append(Skip(where, "event " + why))
     if strict and problems:
         more = len(problems) - 1
         also = (
