@@ -99,7 +99,7 @@ def test_subscribe_fetches_and_lists_with_the_address_masked(demo_db: Path, serv
 def test_a_changed_file_replaces_the_feeds_events_and_a_304_keeps_them(demo_db: Path, server: tuple[str, Feed]) -> None:
     url, state = server
     assert invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))[0] == 0
-    code, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
+    _, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
     assert "not modified" in out
     assert state.requests[-1]["If-None-Match"] == '"v1"'  # the ETag went back
     state.body, state.etag = ics(LUNCH), '"v2"'
