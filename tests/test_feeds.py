@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -40,6 +41,13 @@ class Feed:
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, Feed]]:
+    with feed_server() as served:
+        yield served
+
+
+@contextmanager
+def feed_server() -> Iterator[tuple[str, Feed]]:
+    """A loopback HTTP server serving what its Feed says, on a secret-looking path."""
     state = Feed()
 
     class Handler(BaseHTTPRequestHandler):
