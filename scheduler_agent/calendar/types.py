@@ -115,6 +115,8 @@ def to_utc_text(moment: datetime) -> str:
 
 
 def from_utc_text(text: str) -> datetime:
+    if text.endswith("Z") and len(text) == 20:  # the stored form: fromisoformat is ~10x faster than strptime
+        return datetime.fromisoformat(text)
     return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=UTC)
 
 
