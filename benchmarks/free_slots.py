@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sqlite3
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
