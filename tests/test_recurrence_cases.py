@@ -4,13 +4,16 @@ imported through `calendar import` and read back through `events_for` (the busy 
 from __future__ import annotations
 
 import time as clock
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from test_ics import busy, event_count
 from typer.testing import CliRunner
 
+from scheduler_agent.calendar import series
 from scheduler_agent.cli.calendar import calendar_app
+from scheduler_agent.storage import db
 
 DATA = Path(__file__).parent / "data" / "ics"
 runner = CliRunner()
@@ -122,3 +125,22 @@ def test_importing_each_file_again_adds_nothing(demo_db: Path, name: str) -> Non
     again = load(demo_db, name)
     assert " 0 new" in again
     assert event_count(demo_db) == count
+
+
+@pytest.mark.parametrize("name", ["thisandfuture.ics", "allday-override.ics", "custom-tz.ics", "x-wr-timezone.ics"])
+def test_the_materialised_horizon_gives_what_the_library_gives_when_asked(demo_db: Path, name: str) -> None:
+    load(demo_db, name)
+    conn = db.connect(demo_db)
+    with conn:  # the horizon as a write on 2026-10-15 makes it (import uses the real time)
+        rows = conn.execute("SELECT event_id, components, zone, day_zone FROM event_series").fetchall()
+        for row in rows:
+            series.store_series(conn, *tuple(row), now=datetime(2026, 10, 15, tzinfo=UTC))
+    assert conn.execute("SELECT count(*) FROM occurrences").fetchone()[0] > 0
+    conn.close()
+    before = busy(demo_db, "priya", "2026-10-01", "2026-12-01")
+    conn = db.connect(demo_db)
+    with conn:  # forget the horizon: every window is expanded by the library on the spot
+        conn.execute("UPDATE event_series SET expanded_from = NULL, expanded_until = NULL")
+    conn.close()
+    assert busy(demo_db, "priya", "2026-10-01", "2026-12-01") == before
+    assert before
