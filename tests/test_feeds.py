@@ -99,7 +99,9 @@ def test_subscribe_fetches_and_lists_with_the_address_masked(demo_db: Path, serv
     assert [title for title, *_ in busy(demo_db, "priya", "2026-10-05", "2026-10-08")] == ["Standup"] * 3
     code, out, _ = invoke("feeds", "--db", str(demo_db))
     assert code == 0
-    assert "priya" in out and "1 events" in out and "ok: 1 events" in out
+    assert "  priya  " in out
+    assert "  1 event  " in out
+    assert "ok: 1 event (1 new, 0 updated, 0 removed)" in out
     assert "private-9f8e7d6c5b4a" not in out
     assert "/…" in out
 
@@ -112,7 +114,7 @@ def test_a_changed_file_replaces_the_feeds_events_and_a_304_keeps_them(demo_db: 
     assert state.requests[-1]["If-None-Match"] == '"v1"'  # the ETag went back
     state.body, state.etag = ics(LUNCH), '"v2"'
     _code, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
-    assert "ok: 1 events (1 new, 0 updated, 1 removed)" in out
+    assert "ok: 1 event (1 new, 0 updated, 1 removed)" in out
     assert busy(demo_db, "priya", "2026-10-05", "2026-10-08") == [("Lunch", "Tue 2026-10-06 13:00", "14:00")]
 
 
@@ -160,3 +162,17 @@ def test_a_failing_first_fetch_subscribes_nothing(demo_db: Path, server: tuple[s
     assert "answered 404" in err and "nothing was subscribed" in err
     assert "private-9f8e7d6c5b4a" not in err
     assert invoke("feeds", "--db", str(demo_db))[1].startswith("No feeds")
+
+
+def test_a_login_page_instead_of_a_calendar_keeps_the_last_copy(demo_db: Path, server: tuple[str, Feed]) -> None:
+    url, state = server
+    assert invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))[0] == 0
+    state.body, state.etag = "<html><body>Sign in</body></html>", '"login"'
+    _, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
+    assert "failed: not a readable iCalendar file" in out
+    assert "not an iCalendar file" in out
+    assert "private-9f8e7d6c5b4a" not in out
+    assert len(busy(demo_db, "priya", "2026-10-05", "2026-10-08")) == 3
+    _, listed, _ = invoke("feeds", "--db", str(demo_db))
+    assert "  1 event  " in listed  # the series, still there
+    assert "failed: not a readable" in listed

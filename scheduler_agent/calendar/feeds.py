@@ -87,6 +87,10 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=seconds)
 
 
+def plural(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def format_duration(length: timedelta) -> str:
     seconds = int(length.total_seconds())
     hours, rest = divmod(seconds, 3600)
@@ -197,7 +201,7 @@ def refresh(conn: sqlite3.Connection, feed: Feed, now: datetime | None = None, c
         body = response.content[: MAX_BYTES + 1]
     except httpx2.TimeoutException:
         return _failed(conn, feed, moment, f"no answer within {TIMEOUT_SECONDS:g} s")
-    except httpx2.HTTPError as exc:
+    except (httpx2.HTTPError, httpx2.InvalidURL, httpx2.StreamError) as exc:  # their text may hold the URL
         return _failed(conn, feed, moment, f"cannot be fetched ({type(exc).__name__})")
     finally:
         if own:
@@ -238,7 +242,7 @@ def _store(
             )
             skipped = f", {len(read.problems)} skipped" if read.problems else ""
             changes = f"{counts.new} new, {counts.updated} updated, {counts.removed} removed{skipped}"
-            result = f"ok: {len(read.events)} events ({changes})"
+            result = f"ok: {plural(len(read.events), 'event')} ({changes})"
             _record(conn, feed, now, result, ok=True, etag=etag, last_modified=modified)
     except IcsError as exc:
         return _failed(conn, feed, now, f"not a readable iCalendar file ({str(exc).replace(feed.url, feed.shown)})")

@@ -320,5 +320,5 @@ def feeds_command(
             fetched = f"{feed.fetched_at:%Y-%m-%d %H:%M} UTC" if feed.fetched_at else "never"
             typer.echo(
                 f"#{feed.id}  {feed.person_key}  {feed.shown}  every {feeds.format_duration(feed.refresh)}  "
-                f"{feed.events} events  last fetch {fetched}: {feed.result}"
+                f"{feeds.plural(feed.events, 'event')}  last fetch {fetched}: {feed.result}"
             )
