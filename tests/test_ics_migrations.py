@@ -70,3 +70,47 @@ def test_the_length_bound_follows_every_write(tmp_path: Path) -> None:
     found = events_for(conn, "priya", datetime(2026, 9, 3, tzinfo=UTC), datetime(2026, 9, 3, 1, tzinfo=UTC))
     assert [e.title for e in found] == ["Long"]
     conn.close()
+
+
+def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before m012 an override was an event of its own (keyed by its RECURRENCE-ID) and an EXDATE on the
+    master; imported again, the override lives in the series and its old row goes."""
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cli.calendar import calendar_app
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(db, "MIGRATIONS", before_mine())
+    old = db.connect(path)
+    seed_demo(old)
+    with old:
+        master = old.execute(
+            "INSERT INTO events (title, start_utc, end_utc, tz, rrule, exdates) VALUES ('Sync', "
+            "'2026-10-05T09:00:00Z', '2026-10-05T10:00:00Z', 'Europe/London', 'FREQ=WEEKLY;COUNT=6', "
+            "'2026-10-19T09:00:00Z')"
+        ).lastrowid
+        moved = old.execute(
+            "INSERT INTO events (title, start_utc, end_utc) VALUES ('Sync (later)', "
+            "'2026-10-19T14:00:00Z', '2026-10-19T15:00:00Z')"
+        ).lastrowid
+        for event_id, rid in ((master, ""), (moved, "2026-10-19T09:00:00Z")):
+            old.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (event_id,))
+            old.execute("INSERT INTO event_sources VALUES (?, 'priya', 'tf@t', ?)", (event_id, rid))
+    old.close()
+    monkeypatch.undo()
+
+    data = Path(__file__).parent / "data" / "ics" / "thisandfuture.ics"
+    result = CliRunner().invoke(calendar_app, ["import", str(data), "--person", "priya", "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    assert ": 0 new, 1 updated." in result.stdout
+    conn = db.connect(path)
+    rows = conn.execute("SELECT event_id, recurrence_id FROM event_sources WHERE uid = 'tf@t'").fetchall()
+    assert [tuple(row) for row in rows] == [(master, "")]  # the old override row is gone; the master kept its id
+    found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 10, 27, tzinfo=UTC))
+    assert [(e.title, e.start) for e in found if e.title.startswith("Sync")] == [
+        ("Sync (later)", datetime(2026, 10, 19, 14, 0, tzinfo=UTC)),
+        ("Sync (later)", datetime(2026, 10, 26, 15, 0, tzinfo=UTC)),  # THISANDFUTURE: 15:00 GMT after the change
+    ]
+    conn.close()
