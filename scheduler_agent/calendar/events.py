@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from scheduler_agent.calendar.recurrence import check_rule, occurrences
+from scheduler_agent.calendar.recurrence import check_rule
+from scheduler_agent.calendar.series import live_occurrences, store_recurrence, store_series
 from scheduler_agent.calendar.types import (
     OWNER_KEY,
     UTC_FORMAT,
@@ -32,11 +33,14 @@ def add_event(
     tz: str | None = None,
     all_day: bool = False,
     recurrence: Recurrence | None = None,
+    components: tuple[str, str, str] | None = None,
 ) -> Event:
     """Insert an event (with `event_id` when a fixture gives one); no checks of availability here.
 
     `tz` is the zone its times were given in; an event that repeats (`recurrence`) needs one, since
     its rule repeats in that zone's wall-clock time. `start`/`end` are then its first occurrence.
+    `components` (an imported series: its VCALENDAR text, the zones of its floating times and of its
+    dates) is what the library expands; without it one is written from `recurrence`.
     """
     keys = _attendee_order(attendees)
     title = " ".join(title.split())
@@ -50,7 +54,7 @@ def add_event(
     repeat = recurrence or Recurrence()
     if tz is not None:
         check_tz(tz)
-    if repeat:
+    if repeat and components is None:
         if tz is None:
             raise CalendarError("a repeating event needs the time zone it repeats in, e.g. tz='Europe/London'")
         check_rule(repeat, start, tz)
@@ -73,6 +77,11 @@ def add_event(
             "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
             [(event_id, key) for key in keys],
         )
+        if repeat and components is None:
+            assert tz is not None
+            store_recurrence(conn, event_id, tz, repeat, title)
+        elif components is not None:
+            store_series(conn, event_id, *components)
     return Event(event_id, title, from_utc_text(start_text), from_utc_text(end_text), keys, bool(repeat))
 
 
@@ -102,32 +111,59 @@ def _attendee_order(keys: Iterable[str]) -> tuple[str, ...]:
 
 _EVENT_COLUMNS = "e.id, e.title, e.start_utc, e.end_utc, e.tz, e.all_day, e.rrule, e.rdates, e.exdates, e.created_at"
 _REPEATS = "(e.rrule IS NOT NULL OR e.rdates <> '')"
+_ATTENDS = "EXISTS (SELECT 1 FROM event_attendees a WHERE a.event_id = e.id AND a.person_key = :person)"
+_KEYS = "(SELECT group_concat(k.person_key, ' ') FROM event_attendees k WHERE k.event_id = e.id)"
+_COVERED = "(s.expanded_from <= :occurrence_lower AND s.expanded_until >= :end)"
+# Single events by an indexed range on start_utc (bounded below by the longest event), and the materialised
+# occurrences of series whose horizon covers the window, the same way: neither scans the table.
+_INDEXED = (
+    f"SELECT e.id, e.title, e.start_utc, e.end_utc, 0 AS recurring, {_KEYS} AS keys FROM events e "
+    "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
+    f"AND e.rrule IS NULL AND e.rdates = '' AND {_ATTENDS} "
+    "UNION ALL "
+    f"SELECT e.id, o.title, o.start_utc, o.end_utc, 1 AS recurring, {_KEYS} AS keys "
+    "FROM occurrences o JOIN event_series s ON s.event_id = o.event_id JOIN events e ON e.id = o.event_id "
+    "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
+    f"AND {_COVERED} AND {_ATTENDS}"
+)
+# Series the horizon does not cover (through the partial index on repeating events): expanded here.
+_LIVE = (
+    f"SELECT {_EVENT_COLUMNS}, s.components, s.zone, s.day_zone, {_KEYS} AS keys "
+    f"FROM events e LEFT JOIN event_series s ON s.event_id = e.id WHERE {_REPEATS} AND e.start_utc < :end "
+    f"AND NOT coalesce({_COVERED}, 0) AND {_ATTENDS}"
+)
 
 
 def events_for(conn: sqlite3.Connection, person_key: str, start_utc: datetime, end_utc: datetime) -> list[Event]:
-    """`person_key`'s events that overlap [start_utc, end_utc), by start time.
+    """`person_key`'s events that overlap [start_utc, end_utc), by start time: the busy time the agent sees.
 
-    A repeating event gives each of its occurrences in the range, with that occurrence's times.
+    A repeating event gives each of its occurrences in the range, with that occurrence's times and
+    title. The free-slot search, the conflict check and `calendar show` all read through here.
     """
-    rows = conn.execute(
-        f"SELECT {_EVENT_COLUMNS}, group_concat(all_a.person_key, ' ') AS keys "
-        "FROM events e JOIN event_attendees a ON a.event_id = e.id AND a.person_key = ? "
-        "JOIN event_attendees all_a ON all_a.event_id = e.id "
-        f"WHERE (e.start_utc < ? AND e.end_utc > ?) OR {_REPEATS} "
-        "GROUP BY e.id ORDER BY e.start_utc, e.id",
-        (person_key, to_utc_text(end_utc), to_utc_text(start_utc)),
-    )
-    events: list[Event] = []
-    for row in rows:
-        record = _record(row)
-        if not record.recurrence:
-            events.append(record.event)
-            continue
-        assert record.tz is not None
-        first = record.event
+    bounds = dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())
+    args = {
+        "person": person_key,
+        "start": to_utc_text(start_utc),
+        "end": to_utc_text(end_utc),
+        "event_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("event", 0) + 1)),
+        "occurrence_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("occurrence", 0) + 1)),
+    }
+    events = [
+        Event(
+            row["id"],
+            row["title"],
+            from_utc_text(row["start_utc"]),
+            from_utc_text(row["end_utc"]),
+            _attendee_order(row["keys"].split()),
+            recurring=bool(row["recurring"]),
+        )
+        for row in conn.execute(_INDEXED, args)
+    ]
+    for row in conn.execute(_LIVE, args):
+        attendees = _attendee_order(row["keys"].split())
         events += [
-            Event(first.id, first.title, begins, ends, first.attendees, recurring=True)
-            for begins, ends in occurrences((first.start, first.end), record.tz, record.recurrence, start_utc, end_utc)
+            Event(row["id"], occurrence.title, occurrence.start, occurrence.end, attendees, recurring=True)
+            for occurrence in live_occurrences(row, start_utc, end_utc)
         ]
     return sorted(events, key=lambda event: (event.start, event.id))
 

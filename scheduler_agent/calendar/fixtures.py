@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.events import add_event, event_records
 from scheduler_agent.calendar.people import get_owner, list_people, new_person, upsert_person
+from scheduler_agent.calendar.series import components_of
 from scheduler_agent.calendar.types import (
     OWNER_KEY,
     CalendarError,
@@ -48,7 +49,8 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
     Format: {"owner": {"name", "tz", "hours": "09:00-17:00"},
              "people": [{"key", "name", "tz", "hours"}],
              "events": [{"id"?, "title", "start": ISO with offset, "minutes", "attendees": [keys],
-                         "tz"?, "all_day"?, "rrule"?, "rdates"?: [ISO], "exdates"?: [ISO]}]}
+                         "tz"?, "all_day"?, "rrule"?, "rdates"?: [ISO], "exdates"?: [ISO],
+                         "ics"?: VCALENDAR text, "zones"?: [floating zone, day zone]}]}
     The optional keys are there only for an event that has them (a repeating one, an imported one).
     """
     owner_spec = data["owner"]
@@ -80,6 +82,7 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
                     tz=spec.get("tz"),
                     all_day=bool(spec.get("all_day", False)),
                     recurrence=recurrence,
+                    components=(spec["ics"], *spec["zones"]) if "ics" in spec else None,
                 )
                 added += 1
     return added
@@ -97,6 +100,7 @@ def export_fixture(conn: sqlite3.Connection) -> dict[str, Any]:
         return value.astimezone(ZoneInfo(owner.tz)).isoformat(timespec="minutes")
 
     events = []
+    imported = {row[0] for row in conn.execute("SELECT event_id FROM event_sources")}
     for record in event_records(conn):
         event = record.event
         minutes = int((event.end - event.start).total_seconds() // 60)
@@ -118,6 +122,9 @@ def export_fixture(conn: sqlite3.Connection) -> dict[str, Any]:
             entry["rdates"] = [moment(value) for value in repeat.rdates]
         if repeat.exdates:
             entry["exdates"] = [moment(value) for value in repeat.exdates]
+        stored = components_of(conn, event.id) if event.id in imported else None
+        if stored is not None:  # an imported series (a file's, a feed's): its overrides and zones as they came
+            entry["ics"], entry["zones"] = stored[0], [stored[1], stored[2]]
         events.append(entry)
     return {
         "owner": spec(owner),

@@ -25,6 +25,7 @@ from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.bookings import booking_for, input_digest, record_booking, recorded_result
 from scheduler_agent.calendar.clock import Clock, out_of_calendar, within_calendar
 from scheduler_agent.calendar.events import add_event, events_for
+from scheduler_agent.calendar.feeds import staleness_note
 from scheduler_agent.calendar.people import get_owner, list_people, match_people, names_owner
 from scheduler_agent.calendar.slots import (
     Interval,
@@ -113,8 +114,9 @@ class CalendarTools:
         day = self.parse_week(week, owner)
         check_minutes(minutes)
         search = self.search(owner, other, day, minutes)
+        stale = staleness_note(self.conn, [OWNER_KEY, other.key], self.clock.now())  # a feed that failed to refresh
         if not search.windows:
-            raise ToolError(self.no_windows_text(owner, other, search))
+            raise ToolError("\n".join(filter(None, [self.no_windows_text(owner, other, search), stale])))
         period = f"the week of {format_day(search.monday)}"
         if search.searched_from is not None:
             period = f"the rest of {period} (from now, {format_moment(search.searched_from, owner.tz)})"
@@ -123,7 +125,7 @@ class CalendarTools:
             f"in {period}, times in {owner.tz}:"
         ]
         lines += [f"- {format_window(window, owner.tz)}" for window in search.windows]
-        return "\n".join(lines)
+        return "\n".join(lines + ([stale] if stale else []))
 
     def search(self, owner: Person, other: Person, day: date, minutes: int) -> SlotSearch:
         """The free windows of the week holding `day`, from the calendar as it is now."""

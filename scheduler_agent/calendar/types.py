@@ -94,6 +94,7 @@ class ImportedEvent:
     tz: str | None
     all_day: bool = False
     recurrence: Recurrence = Recurrence()
+    components: tuple[str, str, str] | None = None  # a series: its VCALENDAR text, floating zone, day zone
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ def to_utc_text(moment: datetime) -> str:
 
 
 def from_utc_text(text: str) -> datetime:
+    if text.endswith("Z") and len(text) == 20:  # the stored form: fromisoformat is ~10x faster than strptime
+        return datetime.fromisoformat(text)
     return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=UTC)
 
 

@@ -369,13 +369,18 @@ def import_command(
         str,
         typer.Option("--person", metavar="PERSON", help="Whose busy time it is: a key or name; 'you' is the owner."),
     ] = OWNER_KEY,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Refuse the whole file if any event in it cannot be read.")
+    ] = False,
     db: DbOption = None,
 ) -> None:
-    """Import an .ics file as busy time for one person: all or nothing; importing it again never doubles."""
+    """Import an .ics file as busy time for one person; an event that cannot be read is skipped and named.
+
+    One transaction: what is imported is complete. Importing it again never doubles and picks up edits."""
     with _calendar(db) as conn:
         from scheduler_agent.calendar import ics  # icalendar costs ~50 ms: only these commands load it
 
-        typer.echo(ics.import_file(conn, file, person))
+        typer.echo(ics.import_file(conn, file, person, strict=strict))
 
 
 @calendar_app.command("export", epilog=examples("export > all.ics", "export --person priya --out priya.ics"))
@@ -405,3 +410,68 @@ def export_command(
             f"Exported {exported.events} event(s) ({exported.recurring} recurring) "
             f"for {ics.person_label(who)} to {out}."
         )
+
+
+@calendar_app.command(
+    "subscribe",
+    epilog=examples(
+        "subscribe https://calendar.example.com/priya/basic.ics --person priya",
+        "subscribe webcal://example.com/me.ics --person you --refresh 1h",
+    ),
+)
+def subscribe_command(
+    url: Annotated[str, typer.Argument(help="The feed's secret iCal address (https:// or webcal://).", metavar="URL")],
+    person: Annotated[
+        str,
+        typer.Option("--person", metavar="PERSON", help="Whose busy time it is: a key or name; 'you' is the owner."),
+    ],
+    refresh: Annotated[
+        str,
+        typer.Option(
+            "--refresh", metavar="DURATION", help="Fetch it again before a turn when older than this, e.g. 15m, 1h."
+        ),
+    ] = "15m",
+    db: DbOption = None,
+) -> None:
+    """Subscribe to a calendar feed (Google's, Outlook's, Fastmail's secret address) and fetch it now."""
+    with _calendar(db) as conn:
+        from scheduler_agent.calendar import feeds, ics
+
+        who = ics.person_named(conn, person)
+        feed = feeds.subscribe(conn, url, who, feeds.parse_duration(refresh))
+        line = feeds.refresh(conn, feed)
+        fetched = feeds.get_feed(conn, feed.id)
+        assert fetched is not None
+        if fetched.ok_at is None:
+            feeds.unsubscribe(conn, feed.id)
+            raise feeds.FeedError(f"{line}; nothing was subscribed: check the address and try again")
+        typer.echo(
+            f"Subscribed {who.name} ({who.key}) to {feed.shown}, refreshed when older than "
+            f"{feeds.format_duration(fetched.refresh)}."
+        )
+        typer.echo(line)
+
+
+@calendar_app.command("feeds", epilog=examples("feeds", "feeds --refresh"))
+def feeds_command(
+    refresh: Annotated[bool, typer.Option("--refresh", help="Fetch every feed now.")] = False,
+    db: DbOption = None,
+) -> None:
+    """List the subscribed feeds (addresses masked) with their last fetch and its result."""
+    with _calendar(db) as conn:
+        from scheduler_agent.calendar import feeds
+
+        kept = feeds.list_feeds(conn)
+        if not kept:
+            typer.echo("No feeds: subscribe with `scheduler-agent calendar subscribe URL --person NAME`.")
+            return
+        if refresh:
+            for feed in kept:
+                typer.echo(feeds.refresh(conn, feed))
+            kept = feeds.list_feeds(conn)
+        for feed in kept:
+            fetched = f"{feed.fetched_at:%Y-%m-%d %H:%M} UTC" if feed.fetched_at else "never"
+            typer.echo(
+                f"#{feed.id}  {feed.person_key}  {feed.shown}  every {feeds.format_duration(feed.refresh)}  "
+                f"{feeds.plural(feed.events, 'event')}  last fetch {fetched}: {feed.result}"
+            )

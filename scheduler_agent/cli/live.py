@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -144,6 +145,8 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if opening.record is not None and (opening.continue_last or cid is not None):
         raise typer.BadParameter("--record starts a new conversation; drop -c/--cid to record")
     conn = connect(opening.db)
+    if opening.record is None:  # a recording never holds feed traffic: its calendar fixture has their events
+        refresh_feeds(conn)
     if opening.continue_last and cid is None:
         cid = conversations.latest_id(conn)
         if cid is None:
@@ -178,6 +181,15 @@ def announce(cid: int) -> None:
 def has_credentials(client: Anthropic) -> bool:
     """Whether the SDK found credentials (a key, a token, or a profile's provider), as it resolved them."""
     return client.api_key is not None or client.auth_token is not None or client.credentials is not None
+
+
+def refresh_feeds(conn: sqlite3.Connection) -> None:
+    """Fetch the feeds older than their refresh age before the turn; say so only when one fails."""
+    from scheduler_agent.calendar.feeds import refresh_due
+
+    for line in refresh_due(conn):
+        if "failed" in line:
+            typer.echo(line, err=True)
 
 
 @contextmanager

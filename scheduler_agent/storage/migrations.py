@@ -246,3 +246,98 @@ def m011_booking_inputs(conn: sqlite3.Connection) -> None:
     """A digest of the input each booking was made with: a tool_use id reused with another input is refused,
     not answered with the earlier booking's result. NULL for bookings made before (they are not compared)."""
     _run(conn, "ALTER TABLE bookings ADD COLUMN input_digest TEXT")
+
+
+@migration
+def m012_series(conn: sqlite3.Connection) -> None:
+    """Repeating events as iCalendar components, their occurrences over a horizon, and fast busy-time reads.
+
+    `event_series` keeps a repeating event's VCALENDAR text (its master, the overrides with RECURRENCE-ID
+    and the VTIMEZONEs they use) so `recurring-ical-events` expands exactly what the file said; `zone` and
+    `day_zone` are the zones its floating times and its dates are read in. `occurrences` holds what the
+    series gives over [expanded_from, expanded_until): a window inside that span is read from the index;
+    any other window is expanded when asked. `length_bounds` keeps the longest single event and the longest
+    occurrence (kept by triggers), so a range query can be bounded on both sides and use the index.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE event_series (
+            event_id INTEGER PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
+            components TEXT NOT NULL,        -- a VCALENDAR: master, overrides, the VTIMEZONEs they use
+            version TEXT NOT NULL,           -- a digest of components and zones: the parse cache's key
+            zone TEXT NOT NULL,              -- floating times are wall-clock time here
+            day_zone TEXT NOT NULL,          -- dates are whole days here
+            expanded_from TEXT,              -- the span materialised in occurrences (UTC); NULL: none
+            expanded_until TEXT
+        )
+        """,
+        """
+        CREATE TABLE occurrences (
+            event_id INTEGER NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+            start_utc TEXT NOT NULL,
+            end_utc TEXT NOT NULL CHECK (start_utc < end_utc),
+            title TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX occurrences_by_time ON occurrences (start_utc, end_utc)",
+        "CREATE INDEX occurrences_by_event ON occurrences (event_id)",
+        "CREATE INDEX events_repeating ON events (start_utc) WHERE rrule IS NOT NULL OR rdates <> ''",
+        "CREATE TABLE length_bounds (what TEXT PRIMARY KEY, seconds INTEGER NOT NULL)",
+        "INSERT INTO length_bounds (what, seconds) SELECT 'event', "
+        "coalesce(max(CAST(round((julianday(end_utc) - julianday(start_utc)) * 86400) AS INTEGER)), 0) FROM events",
+        "INSERT INTO length_bounds (what, seconds) VALUES ('occurrence', 0)",
+        *(
+            f"""
+            CREATE TRIGGER {table}_length_{when.split()[0].lower()} AFTER {when} ON {table} BEGIN
+                UPDATE length_bounds SET seconds = max(seconds, coalesce(
+                    CAST(round((julianday(NEW.end_utc) - julianday(NEW.start_utc)) * 86400) AS INTEGER), 0))
+                WHERE what = '{what}';
+            END
+            """
+            for table, what in (("events", "event"), ("occurrences", "occurrence"))
+            for when in ("INSERT", "UPDATE OF start_utc, end_utc")
+        ),
+    )
+
+
+@migration
+def m013_feeds(conn: sqlite3.Connection) -> None:
+    """Subscribed iCalendar feeds, and where each imported event came from: a file ('') or a feed ('feed:N').
+
+    A feed's URL is a credential: it is stored here and nowhere else, and printed masked. `event_sources`
+    is rebuilt with an `origin` so a feed and a file may both hold the same UID for one person.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE feeds (
+            id INTEGER PRIMARY KEY,
+            person_key TEXT NOT NULL REFERENCES people (key),
+            url TEXT NOT NULL CHECK (url <> ''),
+            refresh_seconds INTEGER NOT NULL DEFAULT 900 CHECK (refresh_seconds > 0),
+            etag TEXT,
+            last_modified TEXT,
+            fetched_at TEXT,                 -- the last attempt (UTC)
+            ok_at TEXT,                      -- the last attempt that gave a good copy (or 304)
+            result TEXT NOT NULL DEFAULT 'never fetched',
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            UNIQUE (person_key, url)
+        )
+        """,
+        """
+        CREATE TABLE event_sources_new (
+            event_id INTEGER PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
+            person_key TEXT NOT NULL REFERENCES people (key),
+            origin TEXT NOT NULL DEFAULT '',  -- '' for a file, 'feed:N' for feed N
+            uid TEXT NOT NULL CHECK (uid <> ''),
+            recurrence_id TEXT NOT NULL DEFAULT '',
+            UNIQUE (person_key, origin, uid, recurrence_id)
+        )
+        """,
+        "INSERT INTO event_sources_new (event_id, person_key, uid, recurrence_id) "
+        "SELECT event_id, person_key, uid, recurrence_id FROM event_sources",
+        "DROP TABLE event_sources",
+        "ALTER TABLE event_sources_new RENAME TO event_sources",
+        "CREATE INDEX event_sources_by_origin ON event_sources (origin)",
+    )

@@ -1,0 +1,279 @@
+"""Subscribed iCalendar feeds: a secret address fetched over HTTP, its events one person's busy time.
+
+A feed is fetched with `If-None-Match`/`If-Modified-Since` (a 304 costs nothing), with timeouts, through
+`httpx2` (the client the SDK already brings). A good copy replaces that feed's events in one transaction
+(keyed by UID, so event ids stay); a copy that cannot be fetched or read keeps the last good one, and
+`staleness_note` tells the model how old that is. A secret feed address is a credential: `masked` is the
+only form in which it is ever printed (`calendar feeds`, errors, dumps); it is stored in the database only.
+`webcal://` is read as `https://`.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from scheduler_agent.calendar.people import get_owner
+from scheduler_agent.calendar.types import CalendarError, Person, from_utc_text, person_from_row, to_utc_text
+from scheduler_agent.storage.db import transaction
+
+DEFAULT_REFRESH = timedelta(minutes=15)
+TIMEOUT_SECONDS = 10.0
+CONNECT_TIMEOUT_SECONDS = 5.0
+MAX_BYTES = 20_000_000
+_DURATION = re.compile(r"(\d+)\s*([smhd])", re.IGNORECASE)
+
+
+class FeedError(CalendarError):
+    """A feed that cannot be subscribed or fetched; the message never holds its address, only `masked`."""
+
+
+@dataclass(frozen=True)
+class Feed:
+    id: int
+    person_key: str
+    url: str  # a credential: print `masked(url)`, never this
+    refresh: timedelta
+    etag: str | None
+    last_modified: str | None
+    fetched_at: datetime | None
+    ok_at: datetime | None
+    result: str
+    events: int = 0
+
+    @property
+    def shown(self) -> str:
+        return masked(self.url)
+
+
+def masked(url: str) -> str:
+    """`https://calendar.example.com/…` (the host is kept; the path and query are the secret)."""
+    parts = urlsplit(url)
+    host = parts.hostname or "?"
+    port = f":{parts.port}" if parts.port else ""
+    return (
+        f"{parts.scheme}://{host}{port}/…" if parts.path.strip("/") or parts.query else f"{parts.scheme}://{host}{port}"
+    )
+
+
+def normalised_url(url: str) -> str:
+    """`webcal://` as `https://`; anything but http(s) is a FeedError."""
+    text = url.strip()
+    if text.lower().startswith("webcal://"):
+        text = "https://" + text[len("webcal://") :]
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise FeedError(
+            f"{masked(text) if parts.hostname else 'that address'} is not a feed address: give the https:// or "
+            "webcal:// address your calendar shows for its secret iCal link"
+        )
+    return text
+
+
+def parse_duration(text: str) -> timedelta:
+    """`15m`, `1h`, `2h30m`, `90s`, `1d` as a timedelta (at least one minute)."""
+    cleaned = text.strip().lower()
+    found = _DURATION.findall(cleaned)
+    if not found or _DURATION.sub("", cleaned).strip():
+        raise FeedError(f"--refresh {text!r} is not a duration: write it like 15m, 1h or 2h30m")
+    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    seconds = sum(int(number) * unit[letter] for number, letter in found)
+    if seconds < 60:
+        raise FeedError(f"--refresh {text!r} is under a minute: fetch a feed at most once a minute, e.g. 15m")
+    return timedelta(seconds=seconds)
+
+
+def plural(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def format_duration(length: timedelta) -> str:
+    seconds = int(length.total_seconds())
+    hours, rest = divmod(seconds, 3600)
+    minutes = rest // 60
+    return " ".join(part for part in (f"{hours}h" if hours else "", f"{minutes}m" if minutes else "") if part) or "0m"
+
+
+# --- the feeds table --------------------------------------------------------------------------
+
+
+def subscribe(conn: sqlite3.Connection, url: str, person: Person, refresh: timedelta = DEFAULT_REFRESH) -> Feed:
+    """Keep a feed of `person`'s busy time (or change its refresh age when it is kept already)."""
+    address = normalised_url(url)
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO feeds (person_key, url, refresh_seconds) VALUES (?, ?, ?) "
+            "ON CONFLICT (person_key, url) DO UPDATE SET refresh_seconds = excluded.refresh_seconds",
+            (person.key, address, int(refresh.total_seconds())),
+        )
+    row = conn.execute("SELECT id FROM feeds WHERE person_key = ? AND url = ?", (person.key, address)).fetchone()
+    feed = get_feed(conn, row[0])
+    assert feed is not None
+    return feed
+
+
+def unsubscribe(conn: sqlite3.Connection, feed_id: int) -> None:
+    """Forget a feed and its events."""
+    with transaction(conn):
+        conn.execute(
+            "DELETE FROM events WHERE id IN (SELECT event_id FROM event_sources WHERE origin = ?)", (origin(feed_id),)
+        )
+        conn.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+
+
+def origin(feed_id: int) -> str:
+    return f"feed:{feed_id}"
+
+
+def list_feeds(conn: sqlite3.Connection, person_keys: list[str] | None = None) -> list[Feed]:
+    rows = conn.execute(
+        "SELECT f.*, (SELECT count(*) FROM event_sources s WHERE s.origin = 'feed:' || f.id) AS events "
+        "FROM feeds f ORDER BY f.id"
+    ).fetchall()
+    feeds = [_feed(row) for row in rows]
+    return feeds if person_keys is None else [feed for feed in feeds if feed.person_key in person_keys]
+
+
+def get_feed(conn: sqlite3.Connection, feed_id: int) -> Feed | None:
+    return next((feed for feed in list_feeds(conn) if feed.id == feed_id), None)
+
+
+def _feed(row: sqlite3.Row) -> Feed:
+    def moment(text: str | None) -> datetime | None:
+        return None if text is None else from_utc_text(text)
+
+    return Feed(
+        row["id"],
+        row["person_key"],
+        row["url"],
+        timedelta(seconds=row["refresh_seconds"]),
+        row["etag"],
+        row["last_modified"],
+        moment(row["fetched_at"]),
+        moment(row["ok_at"]),
+        row["result"],
+        row["events"],
+    )
+
+
+def _record(conn: sqlite3.Connection, feed: Feed, now: datetime, result: str, ok: bool, **headers: str | None) -> None:
+    sets = ["fetched_at = ?", "result = ?"]
+    args: list[Any] = [to_utc_text(now), result]
+    if ok:
+        sets.append("ok_at = ?")
+        args.append(to_utc_text(now))
+    for column, value in headers.items():
+        sets.append(f"{column} = ?")
+        args.append(value)
+    conn.execute(f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*args, feed.id))
+
+
+# --- fetching ----------------------------------------------------------------------------------
+
+
+def due(feed: Feed, now: datetime) -> bool:
+    return feed.fetched_at is None or now - feed.fetched_at >= feed.refresh
+
+
+def refresh(conn: sqlite3.Connection, feed: Feed, now: datetime | None = None, client: Any = None) -> str:
+    """Fetch `feed` now and store what it gives; return one line saying what happened (the URL masked).
+
+    A failure is recorded and returned, never raised: the last good copy stays.
+    """
+    import httpx2
+
+    moment = now or datetime.now(UTC)
+    headers = {"Accept": "text/calendar, */*;q=0.5", "User-Agent": "scheduler-agent"}
+    if feed.etag:
+        headers["If-None-Match"] = feed.etag
+    if feed.last_modified:
+        headers["If-Modified-Since"] = feed.last_modified
+    own = client is None
+    http = client or httpx2.Client(
+        timeout=httpx2.Timeout(TIMEOUT_SECONDS, connect=CONNECT_TIMEOUT_SECONDS), follow_redirects=True
+    )
+    try:
+        response = http.get(feed.url, headers=headers)
+        body = response.content[: MAX_BYTES + 1]
+    except httpx2.TimeoutException:
+        return _failed(conn, feed, moment, f"no answer within {TIMEOUT_SECONDS:g} s")
+    except (httpx2.HTTPError, httpx2.InvalidURL, httpx2.StreamError) as exc:  # their text may hold the URL
+        return _failed(conn, feed, moment, f"cannot be fetched ({type(exc).__name__})")
+    finally:
+        if own:
+            http.close()
+    if response.status_code == 304:
+        with transaction(conn):
+            _record(conn, feed, moment, "not modified (304)", ok=True)
+        return f"feed {feed.id} ({feed.shown}) for {feed.person_key}: not modified"
+    if response.status_code != 200:
+        return _failed(conn, feed, moment, f"the server answered {response.status_code} {response.reason_phrase}")
+    if len(body) > MAX_BYTES:
+        return _failed(conn, feed, moment, f"it is larger than {MAX_BYTES // 1_000_000} MB")
+    return _store(conn, feed, moment, body, response.headers.get("ETag"), response.headers.get("Last-Modified"))
+
+
+def _failed(conn: sqlite3.Connection, feed: Feed, now: datetime, why: str) -> str:
+    kept = f"keeping the copy of {feed.ok_at:%Y-%m-%d %H:%M} UTC" if feed.ok_at else "no copy yet"
+    result = f"failed: {why}"
+    with transaction(conn):
+        _record(conn, feed, now, result, ok=False)
+    return f"feed {feed.id} ({feed.shown}) for {feed.person_key}: {result}; {kept}"
+
+
+def _store(
+    conn: sqlite3.Connection, feed: Feed, now: datetime, body: bytes, etag: str | None, modified: str | None
+) -> str:
+    from scheduler_agent.calendar.ics import IcsError, decode, read_ics
+    from scheduler_agent.calendar.imports import import_events
+
+    owner = get_owner(conn)
+    person = person_from_row(conn.execute("SELECT * FROM people WHERE key = ?", (feed.person_key,)).fetchone())
+    name = f"feed {feed.id}"
+    try:
+        read = read_ics(decode(body, name), name=name, owner=owner, person=person)
+        with transaction(conn):
+            counts = import_events(
+                conn, person.key, read.events, read.dropped, origin=origin(feed.id), replace_all=True
+            )
+            skipped = f", {len(read.problems)} skipped" if read.problems else ""
+            changes = f"{counts.new} new, {counts.updated} updated, {counts.removed} removed{skipped}"
+            result = f"ok: {plural(len(read.events), 'event')} ({changes})"
+            _record(conn, feed, now, result, ok=True, etag=etag, last_modified=modified)
+    except IcsError as exc:
+        return _failed(conn, feed, now, f"not a readable iCalendar file ({str(exc).replace(feed.url, feed.shown)})")
+    return f"feed {feed.id} ({feed.shown}) for {feed.person_key}: {result}"
+
+
+def refresh_due(conn: sqlite3.Connection, now: datetime | None = None) -> list[str]:
+    """Fetch every feed older than its refresh age (before a turn); one line per feed fetched."""
+    moment = now or datetime.now(UTC)
+    return [refresh(conn, feed, moment) for feed in list_feeds(conn) if due(feed, moment)]
+
+
+def staleness_note(conn: sqlite3.Connection, person_keys: list[str], now: datetime) -> str:
+    """A line for the model when a feed under these people's busy time failed its last fetch: how old it is."""
+    notes = []
+    for feed in list_feeds(conn, person_keys):
+        if feed.result.startswith("failed") or feed.ok_at is None:
+            age = "never fetched" if feed.ok_at is None else f"last fetched {_age(now - feed.ok_at)} ago"
+            notes.append(f"{feed.person_key}'s subscribed calendar could not be refreshed ({age})")
+    if not notes:
+        return ""
+    return "Note: " + "; ".join(notes) + ": that busy time may be out of date."
+
+
+def _age(length: timedelta) -> str:
+    minutes = max(int(length.total_seconds() // 60), 0)
+    if minutes < 120:
+        return f"{minutes} min"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h"
+    return f"{minutes // 1440} days"
+
+
+__all__ = ["Feed", "FeedError", "masked", "refresh", "refresh_due", "staleness_note", "subscribe"]

@@ -1,0 +1,296 @@
+"""Reading an .ics file into busy time for one person: leniently (skip and name each bad event) or strictly.
+
+The file's structure is checked first (`scan`): a file that is not iCalendar, or is broken, is refused.
+Then each VEVENT is read on its own: in the default, lenient mode an event that cannot be read is
+skipped and named (line, UID, summary, why); with `strict` the first such event refuses the file.
+
+Events are grouped by UID. Copies of one event without RECURRENCE-ID (a file edited twice): the one with
+the highest SEQUENCE wins, then the latest LAST-MODIFIED/DTSTAMP, then the last in the file. A repeating
+event keeps its components (the winning master, every override carrying a RECURRENCE-ID, the VTIMEZONEs
+they use) for `recurring-ical-events` to expand, which applies RFC 5545's rules to the overrides (RANGE=
+THISANDFUTURE, SEQUENCE). A calendar with X-WR-TIMEZONE (Google's exports) is made standard first by
+`x-wr-timezone`: its UTC and floating times are read in that zone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import icalendar
+
+from scheduler_agent.calendar.ics.scan import IcsError, scan
+from scheduler_agent.calendar.ics.values import EXAMPLES, Reading, dates, end_of, normalised_rule
+from scheduler_agent.calendar.recurrence import check_rule
+from scheduler_agent.calendar.types import CalendarError, ImportedEvent, Person, Recurrence, check_tz
+
+_TZID = re.compile(r";TZID=(\"[^\"]*\"|[^;:]*)")
+
+
+@dataclass(frozen=True)
+class Skip:
+    """An event left out because it cannot be read: where it is, and why."""
+
+    where: str  # "cal.ics line 13: event 'Standup' (UID standup@x)"
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.why}"
+
+
+@dataclass(frozen=True)
+class ReadCalendar:
+    """What an .ics file holds for one person, checked and ready to store."""
+
+    events: list[ImportedEvent]
+    dropped: list[tuple[str, datetime | None]]  # keys of cancelled or free events: not busy (any more)
+    problems: list[Skip] = field(default_factory=list)  # skipped: cannot be read
+    cancelled: int = 0
+    transparent: int = 0
+    no_length: int = 0  # a start and no end or duration: they take no time
+    floating: int = 0  # events whose times had no zone, read in the owner's (or X-WR-TIMEZONE's)
+    superseded: int = 0  # older copies of an event (lower SEQUENCE, earlier DTSTAMP)
+
+    @property
+    def recurring(self) -> int:
+        return sum(1 for event in self.events if event.recurrence)
+
+    @property
+    def skipped(self) -> int:
+        return self.cancelled + self.transparent + self.no_length + len(self.problems)
+
+
+@dataclass
+class _Candidate:
+    """One VEVENT read: what kind it is, and the event it makes when it is busy time."""
+
+    reading: Reading
+    rid: datetime | None
+    sequence: int
+    stamp: datetime
+    kind: str  # busy, cancelled, transparent, no_length
+    event: ImportedEvent | None = None
+    floating: bool = False
+
+
+@dataclass
+class _Calendar:
+    floating_zone: str
+    timezones: dict[str, Any]  # TZID -> its VTIMEZONE
+    x_wr_timezone: str | None
+
+
+def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: bool = False) -> ReadCalendar:
+    """Read every VEVENT of `text` as busy time for `person`.
+
+    `name` is the file's name, for the messages. Floating times are read in the calendar's X-WR-TIMEZONE,
+    else in `owner`'s zone; all-day events are whole days in `person`'s. A broken file is an IcsError;
+    so is any unreadable event when `strict`.
+    """
+    lines = scan(text, name)
+    try:
+        calendars = icalendar.Calendar.from_ical(text, multiple=True)
+    except ValueError as exc:
+        raise IcsError(f"{name} is not valid iCalendar ({exc}); export the calendar again as .ics") from None
+    settings = [_settings(calendar, owner) for calendar in calendars]
+    components = [(index, event) for index, calendar in enumerate(calendars) for event in calendar.walk("VEVENT")]
+    spans: Sequence[tuple[int, int] | None] = lines.vevents
+    if len(spans) != len(components):  # cannot pair them up: say which event, not which line
+        spans = [None] * len(components)
+    candidates: list[_Candidate] = []
+    problems: list[Skip] = []
+    for (index, component), span in zip(components, spans, strict=True):
+        reading = Reading(name, component, span, lines, settings[index].floating_zone, person.tz, index)
+        try:
+            candidates.append(_read_one(reading))
+        except IcsError as exc:
+            where, _, why = str(exc).partition(": event ")
+            problems.append(Skip(where, "event " + why))
+    if strict and problems:
+        more = len(problems) - 1
+        also = (
+            f" ({more} other event{'s' if more != 1 else ''} in the file {'has' if more == 1 else 'have'} problems too)"
+        )
+        raise IcsError(f"{problems[0]}{also if more else ''}")
+    return _group(candidates, settings, person, problems)
+
+
+def _settings(calendar: Any, owner: Person) -> _Calendar:
+    x_wr = calendar.get("X-WR-TIMEZONE")
+    zone = None
+    if x_wr is not None:
+        try:
+            zone = check_tz(str(x_wr).strip())
+        except CalendarError:
+            zone = None  # an unknown X-WR-TIMEZONE is ignored: floating times stay the owner's
+    timezones = {str(tz.get("TZID")): tz for tz in calendar.walk("VTIMEZONE")}
+    return _Calendar(zone or owner.tz, timezones, zone)
+
+
+def _read_one(reading: Reading) -> _Candidate:
+    component = reading.component
+    reading.uid = reading.uid_or_derived()
+    for prop, message in component.errors:
+        raw = reading.raw(prop) if prop else ""
+        value = f" {raw!r}" if raw else ""
+        hint = EXAMPLES.get(prop or "", "fix or remove it")
+        raise reading.fail(prop, f"{prop or 'a line'}{value} cannot be read ({message}); {hint}")
+    recurrence_id = reading.when("RECURRENCE-ID")
+    rid = recurrence_id.moment if recurrence_id is not None else None
+    candidate = _Candidate(reading, rid, _sequence(component), _stamp(component), "busy")
+    if str(component.get("STATUS", "")).upper() == "CANCELLED":
+        candidate.kind = "cancelled"
+        return candidate
+    if str(component.get("TRANSP", "")).upper() == "TRANSPARENT":
+        candidate.kind = "transparent"
+        return candidate
+    start = reading.when("DTSTART")
+    if start is None:
+        raise reading.fail(
+            None, "no DTSTART: every event needs a start, e.g. DTSTART;TZID=Europe/London:20260831T140000"
+        )
+    if component.get("DTEND") is not None and component.get("DURATION") is not None:
+        raise reading.fail("DURATION", "it has both DTEND and DURATION; RFC 5545 allows one: remove the other")
+    end = end_of(reading, start)
+    if end is not None and end < start.moment:
+        raise reading.fail(
+            "DTEND",
+            f"DTEND before DTSTART: it ends (DTEND {reading.raw('DTEND')!r}) before it starts "
+            f"(DTSTART {reading.raw('DTSTART')!r})",
+        )
+    zone = start.zone or reading.floating_zone
+    recurrence, periods = _recurrence(reading, start.moment, start.is_date, zone)
+    if end is None or end == start.moment:
+        if not periods:
+            candidate.kind = "no_length"
+            return candidate
+        end = start.moment + max(periods)  # the periods are the busy time; the row needs a length
+    if recurrence.rule is not None:
+        try:
+            check_rule(recurrence, start.moment, start.zone)
+        except CalendarError as exc:
+            raise reading.fail("RRULE", str(exc)) from None
+    title = reading.summary or "Busy"
+    candidate.event = ImportedEvent(reading.uid, rid, title, start.moment, end, start.zone, start.is_date, recurrence)
+    candidate.floating = start.floating
+    return candidate
+
+
+def _recurrence(reading: Reading, start: datetime, all_day: bool, zone: str) -> tuple[Recurrence, list[timedelta]]:
+    rules = reading.component.get("RRULE")
+    if isinstance(rules, list):
+        raise reading.fail("RRULE", f"it has {len(rules)} RRULEs; give one (RFC 5545 deprecates several)")
+    day_zone = reading.day_zone
+    rule = None if rules is None else normalised_rule(reading, rules, zone, day_zone if all_day else zone)
+    rdates = list(dates(reading, "RDATE", zone))
+    exdates = [moment for moment, _ in dates(reading, "EXDATE", zone)]
+    periods = [length for _, length in rdates if length is not None]
+    return Recurrence(rule, tuple(moment for moment, _ in rdates), tuple(exdates)), periods
+
+
+def _sequence(component: Any) -> int:
+    try:
+        return int(str(component.get("SEQUENCE", 0)).strip() or 0)
+    except ValueError:
+        return 0
+
+
+def _stamp(component: Any) -> datetime:
+    """LAST-MODIFIED, else DTSTAMP, in UTC: which of two copies with one SEQUENCE is the later edit."""
+    for prop in ("LAST-MODIFIED", "DTSTAMP"):
+        value = component.get(prop)
+        moment = getattr(value, "dt", None)
+        if isinstance(moment, datetime):
+            return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return datetime.min.replace(tzinfo=UTC)
+
+
+def _group(
+    candidates: list[_Candidate], settings: list[_Calendar], person: Person, problems: list[Skip]
+) -> ReadCalendar:
+    counts = {"cancelled": 0, "transparent": 0, "no_length": 0, "floating": 0, "superseded": 0}
+    events: list[ImportedEvent] = []
+    dropped: list[tuple[str, datetime | None]] = []
+    by_uid: dict[str, list[tuple[int, _Candidate]]] = {}
+    for order, candidate in enumerate(candidates):
+        by_uid.setdefault(candidate.reading.uid, []).append((order, candidate))
+    for uid, found in by_uid.items():
+        cores = [(order, c) for order, c in found if c.rid is None]
+        overrides = [c for _, c in found if c.rid is not None]
+        if not cores:  # occurrences of a series the file does not hold: each is an event of its own
+            for override in overrides:
+                _take(override, events, dropped, counts, key=(uid, override.rid))
+            continue
+        counts["superseded"] += len(cores) - 1
+        core = max(cores, key=lambda item: (item[1].sequence, item[1].stamp, item[0]))[1]
+        if core.event is None or not core.event.recurrence:
+            edit = _edit_of_single(core, overrides)
+            _take(edit, events, dropped, counts, key=(uid, None))
+            continue
+        counts["floating"] += core.floating
+        events.append(replace(core.event, components=_components(core, overrides, settings, person)))
+    return ReadCalendar(events, dropped, problems, **counts)
+
+
+def _take(
+    candidate: _Candidate,
+    events: list[ImportedEvent],
+    dropped: list[tuple[str, datetime | None]],
+    counts: dict[str, int],
+    key: tuple[str, datetime | None],
+) -> None:
+    if candidate.event is None:
+        counts[candidate.kind] += 1
+        dropped.append(key)
+        return
+    counts["floating"] += candidate.floating
+    events.append(replace(candidate.event, recurrence_id=key[1]))
+
+
+def _edit_of_single(core: _Candidate, overrides: list[_Candidate]) -> _Candidate:
+    """An event that does not repeat, or the override of its one occurrence that is as new or newer."""
+    start = core.event.start if core.event is not None else None
+    edits = [o for o in overrides if o.rid == start and o.sequence >= core.sequence]
+    return max(edits, key=lambda o: (o.sequence, o.stamp)) if edits else core
+
+
+def _starting_at_its_recurrence_id(component: Any) -> Any:
+    """A copy of an override that gives only its RECURRENCE-ID (a cancelled occurrence), with DTSTART too."""
+    text = component.to_ical().decode()
+    rid = next(line for line in text.splitlines() if line.upper().startswith("RECURRENCE-ID"))
+    text = text.replace("END:VEVENT", "DTSTART" + rid[len("RECURRENCE-ID") :] + "\r\nEND:VEVENT")
+    return icalendar.Event.from_ical(text)
+
+
+def _components(
+    core: _Candidate, overrides: list[_Candidate], settings: list[_Calendar], person: Person
+) -> tuple[str, str, str]:
+    """A VCALENDAR of the series: the VTIMEZONEs it uses, its master and its overrides; and its zones."""
+    calendar = icalendar.Calendar()
+    calendar.add("prodid", "-//scheduler-agent//import//EN")
+    calendar.add("version", "2.0")
+    members = [core, *overrides]
+    texts = [member.reading.component.to_ical().decode() for member in members]
+    used = {match.strip('"') for text in texts for match in _TZID.findall(text)}
+    own = settings[core.reading.calendar]
+    added: set[str] = set()
+    for tzid in sorted(used):
+        for source in [own, *settings]:
+            if tzid in source.timezones and tzid not in added:
+                calendar.add_component(source.timezones[tzid])
+                added.add(tzid)
+    for member in members:
+        component = member.reading.component
+        if component.get("DTSTART") is None and component.get("RECURRENCE-ID") is not None:
+            component = _starting_at_its_recurrence_id(component)
+        calendar.add_component(component)
+    if own.x_wr_timezone is not None:
+        import x_wr_timezone
+
+        calendar = x_wr_timezone.to_standard(calendar, timezone=ZoneInfo(own.x_wr_timezone))
+    text: str = calendar.to_ical().decode()
+    return text, own.floating_zone, person.tz

@@ -1,0 +1,193 @@
+"""One VEVENT's values as aware times: DTSTART/DTEND/DURATION, RRULE, RDATE and EXDATE, each checked.
+
+Times keep their zone: `TZID=` (an IANA name, a Windows name icalendar knows, or a VTIMEZONE of the
+file), UTC (`Z`), floating (no zone: read in the calendar's X-WR-TIMEZONE, else the owner's), all-day
+(`VALUE=DATE`: the whole day in the person's zone). A value that cannot be read is an IcsError naming
+the event and the line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import icalendar
+
+from scheduler_agent.calendar.ics.scan import IcsError, Lines, property_name
+
+_IGNORED_FOR_UID = {"DTSTAMP", "LAST-MODIFIED", "CREATED", "SEQUENCE"}
+
+EXAMPLES = {
+    "DTSTART": "write it like 20260831T140000 (with TZID=Zone), 20260831T130000Z (UTC) or 20260831 (all day)",
+    "DTEND": "write it like 20260831T150000 (with TZID=Zone), 20260831T140000Z (UTC) or 20260901 (all day)",
+    "DURATION": "write it like PT1H30M or P1D",
+    "RRULE": "write it like FREQ=WEEKLY;BYDAY=MO;UNTIL=20261231T235959Z",
+    "EXDATE": "write it like 20260907T140000 (with TZID=Zone) or 20260907T130000Z",
+    "RDATE": "write it like 20260907T140000 (with TZID=Zone) or 20260907T130000Z",
+    "RECURRENCE-ID": "write it like 20260907T140000 (with TZID=Zone) or 20260907T130000Z",
+}
+
+
+@dataclass(frozen=True)
+class When:
+    moment: datetime  # aware
+    is_date: bool
+    zone: str | None  # its IANA zone; None for a zone defined only in the file
+    floating: bool = False
+
+
+@dataclass
+class Reading:
+    """One VEVENT being read, and where it is, for the messages."""
+
+    name: str
+    component: Any  # an icalendar Event
+    span: tuple[int, int] | None
+    lines: Lines
+    floating_zone: str  # the calendar's X-WR-TIMEZONE, else the owner's zone
+    day_zone: str  # the person's zone: dates are whole days there
+    calendar: int = 0  # which VCALENDAR of the file it is in
+    uid: str = ""
+
+    @property
+    def summary(self) -> str:
+        return " ".join(str(self.component.get("SUMMARY", "")).split())
+
+    @property
+    def line(self) -> int | None:
+        """The line of its BEGIN:VEVENT."""
+        return None if self.span is None else self.lines.lines[self.span[0]][0]
+
+    def where(self, prop: str | None = None) -> str:
+        found = self.lines.find(self.span, prop) if prop is not None and self.span is not None else None
+        line = found[0] if found is not None else self.line
+        place = f"{self.name} line {line}" if line is not None else self.name
+        title = repr(self.summary) if self.summary else "(no SUMMARY)"
+        uid = f" (UID {self.uid})" if self.uid else " (no UID)"
+        return f"{place}: event {title}{uid}"
+
+    def raw(self, prop: str) -> str:
+        found = self.lines.find(self.span, prop) if self.span is not None else None
+        return found[1] if found is not None else ""
+
+    def fail(self, prop: str | None, problem: str) -> IcsError:
+        return IcsError(f"{self.where(prop)}: {problem}")
+
+    def when(self, prop: str, zone: str | None = None) -> When | None:
+        """The property as a When, or None when absent; floating values are read in `zone`."""
+        value = self.component.get(prop)
+        if value is None:
+            return None
+        if isinstance(value, list):
+            raise self.fail(prop, f"{prop} appears {len(value)} times; keep one")
+        return self.resolve(prop, value.dt, value.params.get("TZID"), zone or self.floating_zone)
+
+    def resolve(self, prop: str, moment: object, tzid: str | None, zone: str) -> When:
+        """A date or date-time value: a date is midnight in the person's zone; a floating time is
+        wall-clock time in `zone`; a TZID icalendar does not know (it leaves those naive) is an error."""
+        if isinstance(moment, datetime):
+            if moment.tzinfo is None:
+                if tzid:
+                    raise self.fail(
+                        prop,
+                        f"unknown time zone {tzid!r} in {prop}: it is neither an IANA name nor defined in the file "
+                        "(VTIMEZONE); use a name such as Europe/London or America/New_York",
+                    )
+                return When(moment.replace(tzinfo=ZoneInfo(zone)), False, zone, True)
+            return When(moment, False, zone_name(moment.tzinfo))
+        if isinstance(moment, date):
+            return When(datetime.combine(moment, time(0), ZoneInfo(self.day_zone)), True, self.day_zone)
+        raise self.fail(prop, f"{prop} {self.raw(prop)!r} is not a date or a date-time; {EXAMPLES.get(prop, '')}")
+
+    def uid_or_derived(self) -> str:
+        """Its UID, or one derived from what it says (so the same file maps to the same UIDs)."""
+        uid = " ".join(str(self.component.get("UID", "")).split())
+        if uid:
+            return uid
+        if self.span is None:
+            text = self.component.to_ical().decode()
+            parts = [line for line in text.splitlines() if property_name(line) not in _IGNORED_FOR_UID]
+        else:
+            parts = [
+                line
+                for _, line in self.lines.lines[self.span[0] : self.span[1] + 1]
+                if property_name(line) not in _IGNORED_FOR_UID
+            ]
+        return "no-uid-" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def zone_name(zone: tzinfo | None) -> str | None:
+    """The IANA name of `zone`, 'UTC' for UTC, None for a zone defined only in the file."""
+    if isinstance(zone, ZoneInfo):
+        return zone.key
+    if zone is UTC:
+        return "UTC"
+    return None
+
+
+def end_of(reading: Reading, start: When) -> datetime | None:
+    """The end from DTEND or DURATION; one day for an all-day event with neither; None for no length.
+
+    A floating DTEND is read in DTSTART's zone, and a DURATION's days are days on its clock.
+    """
+    ended = reading.when("DTEND", start.zone or reading.floating_zone)
+    if ended is not None:
+        if ended.is_date != start.is_date:
+            kinds = ("a date", "a date-time") if start.is_date else ("a date-time", "a date")
+            raise reading.fail("DTEND", f"DTSTART is {kinds[0]} but DTEND is {kinds[1]}: give both the same kind")
+        return ended.moment
+    duration = reading.component.get("DURATION")
+    if duration is None:
+        return start.moment + timedelta(days=1) if start.is_date else None  # wall-clock: to the next midnight
+    length = duration.dt
+    if not isinstance(length, timedelta):
+        raise reading.fail("DURATION", f"DURATION {reading.raw('DURATION')!r} is not a length; write it like PT1H30M")
+    if length < timedelta(0):
+        raise reading.fail("DURATION", f"DURATION {reading.raw('DURATION')!r} is negative; write it like PT1H30M")
+    name = zone_name(start.moment.tzinfo)
+    if name is None or name == "UTC":
+        return start.moment.astimezone(UTC) + length
+    local = ZoneInfo(name)
+    # A day of DURATION is a day on the wall clock (RFC 5545 3.3.6); hours are exact.
+    days = timedelta(days=length.days)
+    on_the_day = (start.moment.astimezone(local).replace(tzinfo=None) + days).replace(tzinfo=local)
+    return on_the_day.astimezone(UTC) + (length - days)  # hours are real ones: add them in UTC
+
+
+def normalised_rule(reading: Reading, rule: Any, zone: str, day_zone: str) -> str:
+    """The RRULE's text with UNTIL in UTC (dateutil wants it so for an aware start)."""
+    until = rule.get("UNTIL")
+    if until:
+        value = until[0]
+        if isinstance(value, datetime):
+            moment = value if value.tzinfo is not None else value.replace(tzinfo=ZoneInfo(zone))
+        else:  # a date: every occurrence starting on that day counts
+            moment = datetime.combine(value, time(23, 59, 59), ZoneInfo(day_zone))
+        rule = icalendar.prop.vRecur(rule)
+        rule["UNTIL"] = [moment.astimezone(UTC)]
+    text: str = rule.to_ical().decode()
+    if not text.strip():
+        raise reading.fail("RRULE", f"RRULE {reading.raw('RRULE')!r} is not a recurrence rule; {EXAMPLES['RRULE']}")
+    return text
+
+
+def dates(reading: Reading, prop: str, zone: str) -> Iterator[tuple[datetime, timedelta | None]]:
+    """Each RDATE/EXDATE start, aware, with the length of a period (VALUE=PERIOD), else None."""
+    values = reading.component.get(prop)
+    if values is None:
+        return
+    for value_list in values if isinstance(values, list) else [values]:
+        tzid = value_list.params.get("TZID")
+        for value in value_list.dts:
+            moment, length = value.dt, None
+            if isinstance(moment, tuple):
+                if prop != "RDATE":
+                    raise reading.fail(prop, f"{prop} {reading.raw(prop)!r} is a period: give start times only")
+                moment, second = moment
+                length = second if isinstance(second, timedelta) else second - moment
+            when = reading.resolve(prop, moment, value.params.get("TZID") or tzid, zone)
+            yield when.moment, length

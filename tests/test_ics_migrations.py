@@ -1,0 +1,116 @@
+"""m012_series and m013_feeds on a calendar made before them: what was imported keeps working."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.storage import db
+from scheduler_agent.storage.migrations import MIGRATIONS
+
+
+def before_mine() -> list[tuple[str, object]]:
+    names = [name for name, _ in MIGRATIONS]
+    return list(MIGRATIONS[: names.index("m012_series")])
+
+
+def test_an_older_calendar_is_migrated_with_its_imported_series_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(db, "MIGRATIONS", before_mine())
+    old = db.connect(path)
+    seed_demo(old)
+    with old:  # an imported weekly standup as the code before m012 stored it: columns only, no components
+        cursor = old.execute(
+            "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES "
+            "('Standup', '2026-10-12T08:00:00Z', '2026-10-12T08:30:00Z', 'Europe/London', 'FREQ=WEEKLY;BYDAY=MO')"
+        )
+        old.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (cursor.lastrowid,))
+        old.execute("INSERT INTO event_sources VALUES (?, 'priya', 'standup@t', '')", (cursor.lastrowid,))
+    old.close()
+    monkeypatch.undo()
+
+    conn = db.connect(path)
+    applied = db.applied_migrations(conn)
+    assert applied.index("m012_series") < applied.index("m013_feeds")  # both applied, in order, on connect
+    row = conn.execute("SELECT person_key, origin, uid, recurrence_id FROM event_sources").fetchone()
+    assert tuple(row) == ("priya", "", "standup@t", "")  # kept, as a file's
+    assert dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())["event"] >= 30 * 60
+    found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 11, 3, tzinfo=UTC))
+    standups = [(e.title, e.start) for e in found if e.title == "Standup"]
+    assert standups == [  # expanded by the library from the columns: 09:00 London across the change
+        ("Standup", datetime(2026, 10, 19, 8, 0, tzinfo=UTC)),
+        ("Standup", datetime(2026, 10, 26, 9, 0, tzinfo=UTC)),
+        ("Standup", datetime(2026, 11, 2, 9, 0, tzinfo=UTC)),
+    ]
+    with pytest.raises(sqlite3.IntegrityError):  # one (person, origin, UID) once
+        conn.execute("INSERT INTO event_sources VALUES (1, 'priya', '', 'standup@t', '')")
+    conn.execute("INSERT INTO feeds (person_key, url) VALUES ('priya', 'https://example.com/x.ics')")
+    conn.close()
+
+
+def test_the_length_bound_follows_every_write(tmp_path: Path) -> None:
+    conn = db.connect(tmp_path / "cal.db")
+    seed_demo(conn)
+    bound = dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())["event"]
+    with conn:
+        cursor = conn.execute(
+            "INSERT INTO events (title, start_utc, end_utc) "
+            "VALUES ('Long', '2026-09-01T00:00:00Z', '2026-09-04T00:00:00Z')"
+        )
+        conn.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (cursor.lastrowid,))
+    assert dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())["event"] == 3 * 86400 > bound
+    # a three-day event that began well before the window is still found by the bounded range query
+    found = events_for(conn, "priya", datetime(2026, 9, 3, tzinfo=UTC), datetime(2026, 9, 3, 1, tzinfo=UTC))
+    assert [e.title for e in found] == ["Long"]
+    conn.close()
+
+
+def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before m012 an override was an event of its own (keyed by its RECURRENCE-ID) and an EXDATE on the
+    master; imported again, the override lives in the series and its old row goes."""
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cli.calendar import calendar_app
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(db, "MIGRATIONS", before_mine())
+    old = db.connect(path)
+    seed_demo(old)
+    with old:
+        master = old.execute(
+            "INSERT INTO events (title, start_utc, end_utc, tz, rrule, exdates) VALUES ('Sync', "
+            "'2026-10-05T09:00:00Z', '2026-10-05T10:00:00Z', 'Europe/London', 'FREQ=WEEKLY;COUNT=6', "
+            "'2026-10-19T09:00:00Z')"
+        ).lastrowid
+        moved = old.execute(
+            "INSERT INTO events (title, start_utc, end_utc) VALUES ('Sync (later)', "
+            "'2026-10-19T14:00:00Z', '2026-10-19T15:00:00Z')"
+        ).lastrowid
+        for event_id, rid in ((master, ""), (moved, "2026-10-19T09:00:00Z")):
+            old.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (event_id,))
+            old.execute("INSERT INTO event_sources VALUES (?, 'priya', 'tf@t', ?)", (event_id, rid))
+    old.close()
+    monkeypatch.undo()
+
+    data = Path(__file__).parent / "data" / "ics" / "thisandfuture.ics"
+    result = CliRunner().invoke(calendar_app, ["import", str(data), "--person", "priya", "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    assert ": 0 new, 1 updated." in result.stdout
+    conn = db.connect(path)
+    rows = conn.execute("SELECT event_id, recurrence_id FROM event_sources WHERE uid = 'tf@t'").fetchall()
+    assert [tuple(row) for row in rows] == [(master, "")]  # the old override row is gone; the master kept its id
+    found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 10, 27, tzinfo=UTC))
+    assert [(e.title, e.start) for e in found if e.title.startswith("Sync")] == [
+        ("Sync (later)", datetime(2026, 10, 19, 14, 0, tzinfo=UTC)),
+        ("Sync (later)", datetime(2026, 10, 26, 15, 0, tzinfo=UTC)),  # THISANDFUTURE: 15:00 GMT after the change
+    ]
+    conn.close()
