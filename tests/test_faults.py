@@ -292,7 +292,9 @@ def test_a_rule_listing_every_hour_minute_and_second_gives_a_clear_text_not_a_lo
     from scheduler_agent.calendar.types import CalendarError
 
     repeating(demo_db, EVERY_SECOND_ONCE_A_YEAR)
-    with pytest.raises(CalendarError, match=r"more than (the )?\d[\d,]* occurrences .* busy time can repeat hourly at most"):
+    with pytest.raises(
+        CalendarError, match=r"more than (the )?\d[\d,]* occurrences .* busy time can repeat hourly at most"
+    ):
         events_for(connect(demo_db), "you", datetime(2026, 8, 31, tzinfo=UTC), datetime(2026, 9, 7, tzinfo=UTC))
     result = invoke("calendar", "show", "--week", "2026-08-31", "--db", str(demo_db), "--today", "2026-08-27")
     assert_clean(result, 1, "busy time can repeat hourly at most")

@@ -59,7 +59,7 @@ class Terminal:
         """Press named keys: Left, Up, Enter, C-c, ..."""
         self.tmux("send-keys", "-t", "chat", *keys)
 
-    def wait_for(self, wanted: str | Callable[[str], bool], seconds: float = 20) -> str:
+    def wait_for(self, wanted: str | Callable[[str], bool], seconds: float = 40) -> str:
         ready = wanted if callable(wanted) else lambda screen: wanted in screen
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:

@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 from zoneinfo import ZoneInfo
@@ -26,6 +26,7 @@ from scheduler_agent.calendar.people import add_person, get_owner, list_people, 
 from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person, parse_hours
+from scheduler_agent.cli.calendar_json import busy_json
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, TodayOption, default_db_path
 from scheduler_agent.storage.db import open_db
@@ -256,53 +257,6 @@ def show_command(
         check_minutes(minutes)
         for line in _week_lines(conn, tools, owner, other, day, minutes):
             typer.echo(for_people(line))
-
-
-def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise CalendarError(f"{field} {text!r} is not a date and time: give YYYY-MM-DDTHH:MM") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
-
-
-def busy_json(
-    conn: sqlite3.Connection,
-    who: Person,
-    owner: Person,
-    tools: CalendarTools,
-    week: str | None,
-    start: str | None,
-    end: str | None,
-) -> str:
-    """`calendar show --json`: each busy interval of `who` in the range, as the agent's tools see it."""
-    zone = ZoneInfo(owner.tz)
-    if start is not None:
-        begin = _moment(start, "--from", zone)
-    else:
-        day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
-        begin = week_span(monday_of(day), owner.tz)[0]
-    until = _moment(end, "--to", zone) if end is not None else begin + timedelta(days=7)
-    if until <= begin:
-        raise CalendarError("--to must be after --from")
-    intervals = [
-        {
-            "id": f"{event.id}@{event.start.isoformat()}" if event.recurring else str(event.id),
-            "series": event.id if event.recurring else None,
-            "title": event.title,
-            "start": event.start.astimezone(zone).isoformat(),
-            "end": event.end.astimezone(zone).isoformat(),
-            "attendees": list(event.attendees),
-        }
-        for event in events_for(conn, who.key, begin.astimezone(UTC), until.astimezone(UTC))
-    ]
-    record = {
-        "person": who.key,
-        "from": begin.astimezone(zone).isoformat(),
-        "to": until.astimezone(zone).isoformat(),
-        "busy": intervals,
-    }
-    return json.dumps(record, indent=2, ensure_ascii=False)
 
 
 def _span(event: Event, zone: ZoneInfo) -> str:

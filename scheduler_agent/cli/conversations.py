@@ -12,9 +12,10 @@ from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption
-from scheduler_agent.cli.render import cost_lines, entries, entry_lines, examples, set_aside_lines
+from scheduler_agent.cli.render import add_usage, entries, entry_lines, examples, set_aside_lines, usage_line
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations
+from scheduler_agent.storage.conversations import Reply
 
 conversations_app = typer.Typer(
     name="conversations",
@@ -128,3 +129,28 @@ def describe_state(cid: int, messages: list[dict[str, Any]], stopped: bool = Fal
     if state == "waiting":
         return f"waiting for the model's reply: `scheduler-agent resume {cid}` asks it again"
     return f"interrupted (calls without results): `scheduler-agent resume {cid}` runs them and goes on"
+
+
+def cost_lines(replies: list[Reply], estimated: bool = False) -> list[str]:
+    """`conversations show`: tokens and cost per turn and for the whole conversation."""
+    from scheduler_agent.api.prices import price_of, source, total
+
+    if not replies:
+        return ["cost: nothing sent yet"]
+    turns: list[list[Reply]] = []
+    for reply in replies:
+        if reply.iteration == 1 or not turns:
+            turns.append([])
+        turns[-1].append(reply)
+    lines = []
+    costs = []
+    for number, turn in enumerate(turns, start=1):
+        usage: dict[str, int] = {}
+        for reply in turn:
+            add_usage(usage, reply.usage)
+        cost = total(price_of(r.model, r.usage, estimated=estimated) for r in turn)
+        costs.append(cost)
+        count = f"{len(turn)} iteration{'' if len(turn) == 1 else 's'}"
+        lines.append(f"  turn {number} ({count}): {usage_line(usage, False)} · {cost.text()}")
+    whole = total(costs)
+    return [f"cost: {whole.text()} over {len(replies)} replies (prices: {source()})", *lines]

@@ -32,6 +32,7 @@ class LineReader:
         self.terminal = sys.stdin.isatty()
         self.history = history or history_path()
         self.readline: Any = None
+        self._interrupted_on = ""  # the line's text when the last Ctrl-C at the prompt came
         if self.terminal:
             import readline  # line editing and history for input(): arrows move, Up recalls
 
@@ -49,12 +50,15 @@ class LineReader:
         except EOFError:
             sys.stderr.write("\n")
             return None
+        except KeyboardInterrupt:
+            self._interrupted_on = self.readline.get_line_buffer() if self.readline is not None else ""
+            raise
         self._remember()
         return line
 
     def pending(self) -> str:
-        """What was on the line when Ctrl-C came (empty off a terminal)."""
-        return self.readline.get_line_buffer() if self.readline is not None else ""
+        """What was on the line when Ctrl-C came at the prompt (empty off a terminal)."""
+        return self._interrupted_on
 
     def _remember(self) -> None:
         if self.readline is None:

@@ -61,7 +61,6 @@ def visible(text: str) -> str:
 
 if TYPE_CHECKING:
     from scheduler_agent.api.prices import Cost
-    from scheduler_agent.storage.conversations import Reply
 
 
 def entries(count: int) -> str:
@@ -98,31 +97,6 @@ def reply_cost(reply: JSON, estimated: bool) -> Cost:
 def examples(*commands: str) -> str:
     """A command's "Examples:" epilog, kept as written (Click's \\b stops it rewrapping the lines)."""
     return "Examples:\n\n\b\n" + "\n".join(f"  {command}" for command in commands)
-
-
-def cost_lines(replies: list[Reply], estimated: bool = False) -> list[str]:
-    """`conversations show`: tokens and cost per turn and for the whole conversation."""
-    from scheduler_agent.api.prices import price_of, source, total
-
-    if not replies:
-        return ["cost: nothing sent yet"]
-    turns: list[list[Reply]] = []
-    for reply in replies:
-        if reply.iteration == 1 or not turns:
-            turns.append([])
-        turns[-1].append(reply)
-    lines = []
-    costs = []
-    for number, turn in enumerate(turns, start=1):
-        usage: dict[str, int] = {}
-        for reply in turn:
-            add_usage(usage, reply.usage)
-        cost = total(price_of(r.model, r.usage, estimated=estimated) for r in turn)
-        costs.append(cost)
-        count = f"{len(turn)} iteration{'' if len(turn) == 1 else 's'}"
-        lines.append(f"  turn {number} ({count}): {usage_line(usage, False)} · {cost.text()}")
-    whole = total(costs)
-    return [f"cost: {whole.text()} over {len(replies)} replies (prices: {source()})", *lines]
 
 
 USAGE_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
