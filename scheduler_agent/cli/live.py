@@ -83,11 +83,12 @@ class Opening:
     store: bool = True
     record: Path | None = None
     yes: bool = False
+    yes_cancel: bool = False
 
 
 def open_session(opening: Opening, settings: Settings, report: Listeners) -> Session:
     """A live session: the SDK as the person configured it, a new or a stored conversation."""
-    from scheduler_agent.agent.approval import ask_on
+    from scheduler_agent.agent.approval import BOOKINGS, ask_on
     from scheduler_agent.agent.session import Session
     from scheduler_agent.api.client import ModelAPI, make_client
     from scheduler_agent.storage import conversations
@@ -106,14 +107,18 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     clock = clock_for(conn, opening.today) if opening.today or cid is None else None
     streamed = StreamedText(report)  # text deltas go to the listeners as they arrive
     send = ModelAPI(make_client(), on_text=streamed.on_text).send
-    decide = None if opening.yes else ask_on(read_answer, sys.stderr.write)
+    # --yes approves bookings and moves; a cancellation is asked unless --yes-cancel says so too.
+    approved = BOOKINGS if opening.yes else frozenset()
+    if opening.yes_cancel:
+        approved |= {"cancel_event"}
+    decide = None if approved >= BOOKINGS | {"cancel_event"} else ask_on(read_answer, sys.stderr.write)
     if cid is not None:
-        session = Session.stored(conn, cid, send, settings, streamed, clock, decide)
+        session = Session.stored(conn, cid, send, settings, streamed, clock, decide, approved)
     else:
         clock = clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
             clock = clock.frozen(get_owner(conn).tz)
-        session = Session(conn, clock, send, settings, streamed, decide=decide)
+        session = Session(conn, clock, send, settings, streamed, decide=decide, approved=approved)
         if opening.store:
             session.store()
     if session.cid is not None:
@@ -169,7 +174,7 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     session = open_session(opening_of(run, turn), settings, report)
     if sys.stdin.isatty():
         typer.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
-    fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes)
+    fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes, yes_cancel=run.yes_cancel)
     chat = Chat(session, lambda: open_session(fresh, settings, report), read_line, sys.stdout, sys.stderr, log)
     chat.on_interrupt = report.close
     with recording_if(turn.record, session, report):
@@ -189,7 +194,8 @@ def resume_command(
     and an approval already given is not asked again."""
     settings = settings_of(run, TurnOptions())  # the model, stream flag and the rest are as stored
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
-    session = open_session(Opening(run.db, run.today, cid=cid, yes=run.yes), settings, report)
+    opening = Opening(run.db, run.today, cid=cid, yes=run.yes, yes_cancel=run.yes_cancel)
+    session = open_session(opening, settings, report)
     try:
         outcome = session.resume()
     finally:
@@ -210,4 +216,6 @@ def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
 
 
 def opening_of(run: RunOptions, turn: TurnOptions) -> Opening:
-    return Opening(run.db, run.today, turn.continue_last, turn.cid, not turn.no_store, turn.record, run.yes)
+    return Opening(
+        run.db, run.today, turn.continue_last, turn.cid, not turn.no_store, turn.record, run.yes, run.yes_cancel
+    )
