@@ -21,6 +21,7 @@ from scheduler_agent.cli.options import (
     DumpArrayFileOption,
     DumpArrayOption,
 )
+from scheduler_agent.cli.prefs import prefs_app
 
 EXIT_CODES = """Exit codes: 0 done · 1 error · 2 usage · 3 iteration bound reached (the list is valid; send a new
 message to go on) · 4 the model stopped (max_tokens, refusal, context window, pause) · 5 the API unavailable
@@ -33,6 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+calendar_app.add_typer(prefs_app, name="prefs")
 app.add_typer(calendar_app, name="calendar")
 app.add_typer(conversations_app, name="conversations")
 

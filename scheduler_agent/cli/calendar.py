@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Annotated
 from zoneinfo import ZoneInfo
@@ -20,10 +20,19 @@ import typer
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.events import cancel_event, events_for
 from scheduler_agent.calendar.fixtures import seed_demo
-from scheduler_agent.calendar.people import add_person, get_owner, list_people, set_owner
+from scheduler_agent.calendar.people import add_person, edit_person, get_owner, list_people, remove_person, set_owner
 from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
-from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person, parse_hours
+from scheduler_agent.calendar.types import (
+    OWNER_KEY,
+    CalendarError,
+    Event,
+    Person,
+    check_buffer,
+    parse_dates_off,
+    parse_days,
+    parse_hours,
+)
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, TodayOption, default_db_path
 from scheduler_agent.storage.db import open_db
@@ -39,6 +48,19 @@ NameOption = Annotated[str, typer.Option("--name", help="Full name, e.g. 'Priya 
 TzOption = Annotated[str, typer.Option("--tz", help="IANA time zone, e.g. Europe/London.")]
 HoursOption = Annotated[str, typer.Option("--hours", help="Working hours, local time, Monday to Friday.")]
 MinutesOption = Annotated[int, typer.Option("--minutes", help="Meeting length in minutes (5-480).")]
+DayOption = Annotated[
+    list[str] | None,
+    typer.Option("--day", help="One weekday's own hours, or off: mon=10:00-16:00, fri=off (repeat for more days)."),
+]
+OffOption = Annotated[
+    list[str] | None, typer.Option("--off", help="A date off, YYYY-MM-DD (repeat for more); replaces the list.")
+]
+BufferOption = Annotated[
+    int | None, typer.Option("--buffer", help="Minutes kept free before and after each meeting (0-120).")
+]
+LunchOption = Annotated[
+    str | None, typer.Option("--lunch", help="A daily lunch break, HH:MM-HH:MM; 'none' removes it.")
+]
 
 
 def connect(db: Path | None) -> sqlite3.Connection:
@@ -71,6 +93,9 @@ def _calendar(db: Path | None) -> Iterator[sqlite3.Connection]:
             conn.close()
 
 
+calendar_session = _calendar  # for the command groups in other modules (cli/prefs.py)
+
+
 @calendar_app.command("seed-demo")
 def seed_demo_command(db: DbOption = None) -> None:
     """Put the demo calendar in (Jordan Lee and colleagues); running it again changes nothing."""
@@ -91,15 +116,58 @@ def people_command(db: DbOption = None) -> None:
         width = max(len(person.key) for person in people)
         for person in people:
             mark = "  (owner)" if person.is_owner else ""
-            typer.echo(f"{person.key:<{width}}  {person.name}, {person.hours}{mark}")
+            typer.echo(f"{person.key:<{width}}  {person.name}, {person.schedule}{mark}")
 
 
 @calendar_app.command("set-owner")
-def set_owner_command(name: NameOption, tz: TzOption, hours: HoursOption = "09:00-17:00", db: DbOption = None) -> None:
-    """Set who the calendar belongs to ('you'): name, time zone, working hours."""
+def set_owner_command(
+    name: Annotated[str | None, typer.Option("--name", help="Full name, e.g. 'Priya Raman'.")] = None,
+    tz: Annotated[str | None, typer.Option("--tz", help="IANA time zone, e.g. Europe/London.")] = None,
+    hours: Annotated[
+        str | None, typer.Option("--hours", help="Working hours, local time, Monday to Friday. [default: 09:00-17:00]")
+    ] = None,
+    day: DayOption = None,
+    off: OffOption = None,
+    buffer: BufferOption = None,
+    lunch: LunchOption = None,
+    db: DbOption = None,
+) -> None:
+    """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
     with _calendar(db) as conn:
-        owner = set_owner(conn, name, tz, *parse_hours(hours))
-        typer.echo(f"Owner: {owner.name}, {owner.hours}.")
+        exists = conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is not None
+        if not exists:
+            if name is None or tz is None:
+                raise CalendarError("a new owner needs --name and --tz, e.g. --name 'Jordan Lee' --tz Europe/London")
+            set_owner(conn, name, tz, *parse_hours(hours or "09:00-17:00"))
+        owner = _edit(conn, OWNER_KEY, name, tz, hours, day, off, buffer, lunch)
+        typer.echo(f"Owner: {owner.name}, {owner.schedule}.")
+
+
+def _edit(
+    conn: sqlite3.Connection,
+    key: str,
+    name: str | None,
+    tz: str | None,
+    hours: str | None,
+    day: list[str] | None,
+    off: list[str] | None,
+    buffer: int | None,
+    lunch: str | None,
+) -> Person:
+    lunch_value: tuple[time, time] | bool | None = True
+    if lunch is not None:
+        lunch_value = False if lunch.strip().lower() == "none" else parse_hours(lunch)
+    return edit_person(
+        conn,
+        key,
+        name=name,
+        tz=tz,
+        hours=parse_hours(hours) if hours is not None else None,
+        days=parse_days(day) if day else None,
+        days_off=parse_dates_off(off) if off else None,
+        buffer_minutes=check_buffer(buffer) if buffer is not None else None,
+        lunch=lunch_value,
+    )
 
 
 @calendar_app.command("add-person")
@@ -114,6 +182,40 @@ def add_person_command(
     with _calendar(db) as conn:
         person = add_person(conn, key, name, tz, *parse_hours(hours))
         typer.echo(f"Added {person.key}: {person.name}, {person.hours}.")
+
+
+@calendar_app.command("edit-person")
+def edit_person_command(
+    key: Annotated[str, typer.Argument(help="Whose details to change: their key (see `calendar people`).")],
+    name: Annotated[str | None, typer.Option("--name", help="Full name.")] = None,
+    tz: Annotated[str | None, typer.Option("--tz", help="IANA time zone.")] = None,
+    hours: Annotated[str | None, typer.Option("--hours", help="Working hours, HH:MM-HH:MM, every weekday.")] = None,
+    day: DayOption = None,
+    off: OffOption = None,
+    buffer: BufferOption = None,
+    lunch: LunchOption = None,
+    db: DbOption = None,
+) -> None:
+    """Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays."""
+    with _calendar(db) as conn:
+        person = _edit(conn, key, name, tz, hours, day, off, buffer, lunch)
+        typer.echo(f"{person.key}: {person.name}, {person.schedule}.")
+
+
+@calendar_app.command("remove-person")
+def remove_person_command(
+    key: Annotated[str, typer.Argument(help="Who to remove: their key.")],
+    cancel_meetings: Annotated[
+        bool, typer.Option("--cancel-meetings", help="Cancel their future meetings too (for everyone attending).")
+    ] = False,
+    db: DbOption = None,
+    today: TodayOption = None,
+) -> None:
+    """Remove someone; refused while they have future meetings, unless --cancel-meetings."""
+    with _calendar(db) as conn:
+        cancelled = remove_person(conn, key, clock_for(conn, today).now(), cancel_meetings=cancel_meetings)
+        also = f"; cancelled {', '.join(f'#{i}' for i in cancelled)}" if cancelled else ""
+        typer.echo(f"Removed {key}{also}.")
 
 
 @calendar_app.command("add-event")

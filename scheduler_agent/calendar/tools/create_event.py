@@ -114,7 +114,7 @@ def check_slot(
 ) -> None:
     """Working hours, the owner's rules, everyone free: the checks create_event and move_event share."""
     check_working_hours(owner, others, meeting)
-    check_rules(ctx, owner, meeting, excluding)
+    check_rules(ctx, owner, meeting, excluding, verb=verb)
     check_free(ctx, owner, others, meeting, minutes, verb=verb, retry=retry, excluding=excluding)
 
 
@@ -141,12 +141,12 @@ def check_working_hours(owner: Person, others: Sequence[Person], meeting: Interv
     raise ToolError(f"{where}: {hours}; {advice}")
 
 
-def check_rules(ctx: Context, owner: Person, meeting: Interval, excluding: Event | None) -> None:
+def check_rules(ctx: Context, owner: Person, meeting: Interval, excluding: Event | None, *, verb: str) -> None:
     """The owner's structured preferences, each named when it refuses ("09:00 is before your 10:00 rule")."""
     rules = rules_of(ctx.calendar.preferences())
     zone = ZoneInfo(owner.tz)
     begins, ends = (moment.astimezone(zone) for moment in meeting)
-    tail = "Nothing was changed. Pick a time that keeps the rule (find_free_slots leaves such times out)."
+    tail = f"Nothing was {verb}. Pick a time that keeps the rule (find_free_slots leaves such times out)."
     if rules.no_days and begins.weekday() in rules.no_days:
         rule = rules.no_days[begins.weekday()]
         raise ToolError(
