@@ -124,9 +124,9 @@ def check_working_hours(owner: Person, others: Sequence[Person], meeting: Interv
     if any(start <= meeting[0] and meeting[1] <= end for start, end in shared):
         return
     where = f"{format_window(meeting, owner.tz)} ({owner.tz}) is outside working hours"
-    hours = f"{owner.name} works {owner.schedule} and " + _and([f"{p.name} {p.schedule}" for p in others])
+    hours = _and([f"{owner.name} works {owner.schedule}", *(f"{p.name} {p.schedule}" for p in others)])
     hours += ", Monday to Friday"
-    everyone = "both" if len(others) == 1 else "all of you"
+    everyone = {0: "you", 1: "both"}.get(len(others), "all of you")
     if shared:
         spans = ", ".join(format_span(interval, owner.tz) for interval in shared)
         advice = (
