@@ -9,7 +9,6 @@ so the crash can fall between them.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest

@@ -156,19 +156,30 @@ def no_windows_text(ctx: Context, owner: Person, people: Sequence[Person], searc
 
 
 def _blockers(ctx: Context, owner: Person, people: Sequence[Person], search: SlotSearch) -> str:
-    """Whose calendar, or which rule, stands between this week and a window ('' when no one alone does)."""
+    """Whose calendar, or which rule, stands between this week and a window, with the windows there would be
+    without it ('' when leaving out no one alone gives one)."""
     day, minutes = search.monday, search.minutes
     found = []
     rules = rules_of(ctx.calendar.preferences())
-    if rules != Rules() and group_search(ctx, owner, people, day, minutes, rules=Rules()).windows:
-        found.append(f"your standing rules ({rules_line(rules).removeprefix('Your standing rules were applied: ')})")
+    if rules != Rules():
+        freed = group_search(ctx, owner, people, day, minutes, rules=Rules()).windows
+        if freed:
+            named = rules_line(rules).removeprefix("Your standing rules were applied: ").rstrip(".")
+            found.append(f"your standing rules ({named}; without them: {_some(freed, owner.tz)})")
     if len(people) > 1:
         for person in [owner, *people]:
-            if group_search(ctx, owner, people, day, minutes, without=person.key).windows:
-                found.append("your calendar" if person.is_owner else f"{person.name}'s calendar ({person.key})")
+            freed = group_search(ctx, owner, people, day, minutes, without=person.key).windows
+            if freed:
+                whose = "your calendar" if person.is_owner else f"{person.name}'s calendar ({person.key})"
+                found.append(f"{whose} (without its events: {_some(freed, owner.tz)})")
     if not found:
         return ""
-    return f" What blocks it: {_and(found)}; without it there would be a window."
+    return f" What blocks it: {'; '.join(found)}."
+
+
+def _some(windows: Sequence[Interval], tz: str, most: int = 2) -> str:
+    shown = ", ".join(format_window(window, tz) for window in windows[:most])
+    return shown + (f" and {len(windows) - most} more" if len(windows) > most else "")
 
 
 def _overlap(owner: Person, person: Person, monday: date) -> bool:
