@@ -78,3 +78,16 @@ def test_standing_rule_is_in_every_request_and_the_tools_keep_it(tmp_path: Path)
 
 def test_the_lessons_are_in_the_catalogue() -> None:
     assert {"reschedule", "team_meeting", "standing_rule"} <= set(LESSONS)
+
+
+def test_dump_array_shows_where_the_preference_is() -> None:
+    from typer.testing import CliRunner
+
+    from scheduler_agent.cli import app
+
+    shown = CliRunner().invoke(app, ["demo", "standing_rule", "--dump-array"])
+    assert shown.exit_code == 0, shown.stderr
+    system = shown.stderr[shown.stderr.index("=== system prompt (iteration 1) ===") :]
+    system = system[: system.index("=== iteration 1")]
+    assert "Standing preferences of Jordan Lee (set with `calendar prefs`; follow them in every booking):" in system
+    assert system.count("=== system prompt") == 1  # the same prompt in every request of the turn
