@@ -121,3 +121,52 @@ def test_calendar_show_reflects_moves_and_cancellations(demo_db: Path) -> None:
     assert "  14:00-15:00  Budget review  (you)  #12" in shown
     assert "10:30-12:00  Budget review" not in shown
     assert "Lunch with investors" not in shown
+
+
+def test_add_event_with_also_invites_everyone(demo_db: Path) -> None:
+    booked = calendar(
+        "add-event", "--with", "priya", "--also", "aiko", "--start", "2026-08-31T14:00", "--minutes", "60",
+        "--db", str(demo_db), *TODAY,
+    )  # fmt: skip
+    assert booked.exit_code == 0, booked.stderr
+    assert booked.stdout.startswith("Booked 'Meeting with Priya Raman and Aiko Tanaka' on Mon 2026-08-31 14:00-15:00")
+    clash = calendar(
+        "add-event", "--with", "marco", "--also", "aiko", "--start", "2026-08-31T14:30", "--db", str(demo_db), *TODAY
+    )
+    assert clash.exit_code == 1
+    assert "is not free: it overlaps 'Meeting with Priya Raman and Aiko Tanaka'" in clash.stderr
+
+
+def test_a_recorded_cassette_carries_preferences_and_real_hours_and_replays(
+    demo_db: Path,
+    api,
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from scheduler_agent.playback.cassette_file import read_setup
+    from scheduler_agent.testing.scripted_server import Reply, text, tool_use
+
+    at = ["--db", str(demo_db)]
+    assert calendar("prefs", "add", "No meetings before 10am", "--not-before", "10:00", *at).exit_code == 0
+    assert (
+        calendar("edit-person", "priya", "--lunch", "14:00-14:30", "--buffer", "5", "--day", "wed=off", *at).exit_code
+        == 0
+    )
+    find = tool_use("toolu_rp_1", "find_free_slots", {"person": "priya", "week": "2026-08-31"})
+    api([Reply([find], "tool_use"), Reply([text("Monday 14:30.")])])
+    path = tmp_path / "session.yaml"
+    live = runner.invoke(app, ["ask", "When is Priya free?", "--record", str(path), *at, *TODAY])
+    assert live.exit_code == 0, live.stderr
+    assert "- Mon 2026-08-31 14:30-15:00" in live.stderr  # after her lunch; no morning window (the rule)
+    assert "09:00-09:30" not in live.stderr
+    calendar_setup = read_setup(path)["calendar"]
+    assert calendar_setup["preferences"] == [
+        {"text": "No meetings before 10am", "rule": "not_before", "value": "10:00"}
+    ]
+    [priya] = [person for person in calendar_setup["people"] if person["key"] == "priya"]
+    assert (priya["lunch"], priya["buffer"], priya["days"]) == ("14:00-14:30", 5, "wed=off")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    replayed = runner.invoke(app, ["replay", str(path)])  # a fresh calendar from the fixture: the same requests
+    assert replayed.exit_code == 0, replayed.stderr
+    assert "- Mon 2026-08-31 14:30-15:00" in replayed.stderr

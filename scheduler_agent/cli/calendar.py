@@ -226,13 +226,16 @@ def add_event_command(
     ],
     minutes: MinutesOption = DEFAULT_MINUTES,
     title: Annotated[str | None, typer.Option("--title", help="Default: 'Meeting with NAME'.")] = None,
+    also: Annotated[
+        list[str] | None, typer.Option("--also", help="Another person invited too: key or name (repeat for more).")
+    ] = None,
     db: DbOption = None,
     today: TodayOption = None,
 ) -> None:
     """Book a meeting with the same checks as the agent's create_event tool."""
     with _calendar(db) as conn:
         tools = CalendarTools(conn, clock_for(conn, today))
-        typer.echo(tools.create_event(with_, start, minutes, title))
+        typer.echo(tools.create_event(with_, start, minutes, title, also=also))
 
 
 @calendar_app.command("cancel")

@@ -40,7 +40,15 @@ from scheduler_agent.calendar.tools.inputs import (
 )
 from scheduler_agent.calendar.types import CalendarError, Person
 
-__all__ = ["DEFAULT_MINUTES", "MAX_MINUTES", "MIN_MINUTES", "TOOLS", "CalendarTools", "check_minutes", "tool_definitions"]
+__all__ = [
+    "DEFAULT_MINUTES",
+    "MAX_MINUTES",
+    "MIN_MINUTES",
+    "TOOLS",
+    "CalendarTools",
+    "check_minutes",
+    "tool_definitions",
+]
 
 TOOLS: dict[str, Tool] = {
     "find_free_slots": Tool(find_free_slots.run),
