@@ -4,7 +4,7 @@ as find_free_slots and create_event apply them."""
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
@@ -102,7 +102,7 @@ def test_a_lunch_break_and_a_day_off_take_time_out(tools: CalendarTools, conn: s
 
 
 def test_hours_per_weekday_and_dates_off(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    edit_person(conn, "priya", days=parse_days(["mon=14:30-17:00"]), days_off=(datetime(2026, 9, 2).date(),))
+    edit_person(conn, "priya", days=parse_days(["mon=14:30-17:00"]), days_off=(date(2026, 9, 2),))
     assert windows(find(tools, person="priya")) == ["Mon 2026-08-31 14:30-15:00"]
 
 
@@ -177,3 +177,28 @@ def test_not_after_no_days_and_max_per_day(tools: CalendarTools, conn: sqlite3.C
 def test_a_bad_rule_is_refused(conn: sqlite3.Connection, rule: str, value: str, message: str) -> None:
     with pytest.raises(CalendarError, match=message):
         add_preference(conn, None, rule, value)
+
+
+def test_a_week_of_days_off_says_so_and_names_the_next_week(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+    week = tuple(date(2026, 8, 31) + timedelta(days=offset) for offset in range(5))  # Monday to Friday
+    edit_person(conn, "priya", days_off=week)
+    with pytest.raises(ToolError) as raised:
+        find(tools, person="priya")
+    assert "days off leave no day of that week when everyone works" in str(raised.value)
+    assert "Try another week, e.g. the week after, Mon 2026-09-07." in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("find_free_slots", {"person": "priya", "week": "9999-12-31"}),
+        ("list_events", {"start": "9999-12-30"}),
+        ("create_event", {"with": "priya", "start": "9999-12-31T14:00", "minutes": 30}),
+    ],
+)
+def test_a_date_at_the_end_of_the_calendar_is_an_answer_not_a_crash(
+    tools: CalendarTools, name: str, arguments: dict
+) -> None:  # type: ignore[type-arg]
+    block = answer_call(tools, {"type": "tool_use", "id": "t", "name": name, "input": arguments})
+    assert block["is_error"] is True
+    assert "internal error" not in block["content"]

@@ -70,6 +70,13 @@ def tool_definitions() -> list[JSON]:
     return copy.deepcopy(definitions)
 
 
+def _out_of_range(name: str) -> str:
+    return (
+        f"{name} was not run: a date in the call is too near the start or end of the calendar (years 1 to 9999) "
+        "to work with. Give a date near today."
+    )
+
+
 class CalendarTools:
     """The `Toolbox` on one calendar database, judging "now" and "the past" by `clock`."""
 
@@ -99,6 +106,8 @@ class CalendarTools:
             return tool.run(self.context, arguments, tool_use_id, deadline)
         except CalendarError as exc:  # e.g. no owner yet: only the user can fix it
             raise ToolError(f"The calendar cannot be used: {exc}. Tell the user.") from exc
+        except OverflowError as exc:  # a date near year 1 or 9999: its week or day runs off the calendar
+            raise ToolError(_out_of_range(name)) from exc
 
     def preview(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str | None:
         """What a side-effecting call would do, after every check it would make, without writing anything.
@@ -113,6 +122,8 @@ class CalendarTools:
             return preview_once(self.context, tool, name, arguments, tool_use_id)
         except CalendarError as exc:
             raise ToolError(f"The calendar cannot be used: {exc}. Tell the user.") from exc
+        except OverflowError as exc:
+            raise ToolError(_out_of_range(name)) from exc
 
     def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
         """What call `tool_use_id` changed, from its record; None for a tool that only reads."""

@@ -124,6 +124,11 @@ def no_windows_text(ctx: Context, owner: Person, people: Sequence[Person], searc
     )
     next_monday = format_day(monday_of(ctx.clock.today(owner.tz)) + timedelta(days=7))
     match search.reason:
+        case NoWindowsReason.NO_SHARED_HOURS if _days_off_that_week(owner, people, search.monday):
+            return (
+                f"{head}: days off leave no day of that week when everyone works ({hours}). "
+                f"Try another week, e.g. the week after, {format_day(search.monday + timedelta(days=7))}."
+            )
         case NoWindowsReason.NO_SHARED_HOURS:
             apart = [p for p in people if not _overlap(owner, p, search.monday)]
             who = f" ({_and([p.name for p in apart])}'s never meet yours)" if apart and len(people) > 1 else ""
@@ -180,6 +185,11 @@ def _blockers(ctx: Context, owner: Person, people: Sequence[Person], search: Slo
 def _some(windows: Sequence[Interval], tz: str, most: int = 2) -> str:
     shown = ", ".join(format_window(window, tz) for window in windows[:most])
     return shown + (f" and {len(windows) - most} more" if len(windows) > most else "")
+
+
+def _days_off_that_week(owner: Person, people: Sequence[Person], monday: date) -> bool:
+    friday = monday + timedelta(days=WEEKDAYS - 1)
+    return any(monday <= day <= friday for person in [owner, *people] for day in person.days_off)
 
 
 def _overlap(owner: Person, person: Person, monday: date) -> bool:
