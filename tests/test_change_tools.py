@@ -65,6 +65,7 @@ def records(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
 
 MOVE_ERRORS = [
     ({"event_id": 999, "minutes": 45}, "There is no event #999. Call list_events"),
+    ({"event_id": 2**70, "minutes": 45}, f"There is no event #{2**70}. Call list_events"),
     ({"event_id": 8, "minutes": 45}, "#8 'User interviews' is not yours to move: you do not attend it."),
     ({"event_id": 1, "minutes": 45}, "is already over (now is Thu 2026-08-27 09:00): there is nothing to move."),
     ({"event_id": 12}, "move_event needs start, minutes or both"),

@@ -33,7 +33,7 @@ def target_of(ctx: Context, arguments: Mapping[str, Any], verb: str) -> Target:
     calendar = ctx.calendar
     owner = calendar.owner()
     event_id = arguments["event_id"]
-    stored = calendar.event(event_id)
+    stored = calendar.event(event_id) if 0 < event_id < 2**63 else None  # SQLite's integers end at 2**63
     if stored is None:
         raise ToolError(
             f"There is no event #{event_id}. Call list_events to see the events and their ids, "
@@ -47,7 +47,7 @@ def target_of(ctx: Context, arguments: Mapping[str, Any], verb: str) -> Target:
             f"{name} is not yours to {verb}: {source}. Only events you organise or that were booked here can be "
             f"moved or cancelled; nothing was changed. If the user wants it changed, tell them to ask its organiser."
         )
-    occurrence = _occurrence(ctx, owner, stored, arguments.get("occurrence"), name, verb)
+    occurrence = _occurrence(ctx, owner, stored, arguments.get("occurrence"), name)
     now = ctx.clock.now()
     if occurrence.end <= now:
         when = format_window((occurrence.start, occurrence.end), owner.tz)
@@ -58,7 +58,7 @@ def target_of(ctx: Context, arguments: Mapping[str, Any], verb: str) -> Target:
     return Target(owner, stored, occurrence)
 
 
-def _occurrence(ctx: Context, owner: Person, stored: StoredEvent, text: str | None, name: str, verb: str) -> Event:
+def _occurrence(ctx: Context, owner: Person, stored: StoredEvent, text: str | None, name: str) -> Event:
     event = stored.event
     if not stored.recurrence:
         if text is not None:
