@@ -79,9 +79,13 @@ def test_open_db_defaults_to_the_users_data_directory() -> None:
 
 def test_transaction_commits_or_rolls_back(conn: sqlite3.Connection) -> None:
     with db.transaction(conn):
-        conn.execute("INSERT INTO people VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
+        conn.execute(
+            "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')"
+        )
     with pytest.raises(RuntimeError), db.transaction(conn):
-        conn.execute("INSERT INTO people VALUES ('b', 'B', 'UTC', '09:00', '17:00')")
+        conn.execute(
+            "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', '09:00', '17:00')"
+        )
         raise RuntimeError("boom")
     assert [row[0] for row in conn.execute("SELECT key FROM people")] == ["a"]
     assert not conn.in_transaction
@@ -89,9 +93,13 @@ def test_transaction_commits_or_rolls_back(conn: sqlite3.Connection) -> None:
 
 def test_a_nested_transaction_rolls_back_only_its_own_part(conn: sqlite3.Connection) -> None:
     with db.transaction(conn):
-        conn.execute("INSERT INTO people VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
+        conn.execute(
+            "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')"
+        )
         with pytest.raises(RuntimeError), db.transaction(conn):
-            conn.execute("INSERT INTO people VALUES ('b', 'B', 'UTC', '09:00', '17:00')")
+            conn.execute(
+                "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', '09:00', '17:00')"
+            )
             raise RuntimeError("boom")
     assert [row[0] for row in conn.execute("SELECT key FROM people")] == ["a"]
 

@@ -47,7 +47,13 @@ def call(tools: CalendarTools, name: str, arguments: dict[str, Any]) -> dict[str
 def test_definitions_are_prompts_tools_json(tools: CalendarTools) -> None:
     path = Path(__file__).parent.parent / "prompts" / "tools.json"
     assert tools.definitions == json.loads(path.read_text(encoding="utf-8"))
-    assert [d["name"] for d in tools.definitions] == ["find_free_slots", "create_event"]
+    assert [d["name"] for d in tools.definitions] == [
+        "find_free_slots",
+        "create_event",
+        "list_events",
+        "move_event",
+        "cancel_event",
+    ]
     for definition in tools.definitions:
         assert set(definition) == {"name", "description", "input_schema"}
         schema = definition["input_schema"]
@@ -56,7 +62,7 @@ def test_definitions_are_prompts_tools_json(tools: CalendarTools) -> None:
         assert set(schema["required"]) <= set(schema["properties"])
         assert "time zone" in definition["description"]
     tools.definitions.clear()  # a caller's change never reaches the next caller
-    assert len(tools.definitions) == 2
+    assert len(tools.definitions) == 5
 
 
 # --- find_free_slots ----------------------------------------------------------------------

@@ -216,10 +216,7 @@ def test_a_booking_id_reused_with_another_input_is_refused_with_a_clear_result(d
     server = api([Reply([other], "tool_use"), Reply([text("It was not booked.")])])
     assert_clean(ask(demo_db, "And Tuesday 2pm"), 0, "It was not booked.")  # a new conversation, the same id
     answer = server.received[1]["messages"][2]["content"][0]
-    assert (
-        answer["is_error"] is True
-        and "was already used, by an earlier call with a different input" in answer["content"]
-    )
+    assert answer["is_error"] is True and "already answered a create_event call with another input" in answer["content"]
     count = sqlite3.connect(demo_db).execute("SELECT count(*) FROM events WHERE start_utc = '2026-09-01T13:00:00Z'")
     assert count.fetchone()[0] == 0
 

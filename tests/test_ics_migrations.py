@@ -14,6 +14,13 @@ from scheduler_agent.storage import db
 from scheduler_agent.storage.migrations import MIGRATIONS
 
 
+def old_people(conn: sqlite3.Connection) -> None:
+    """The owner and Priya as the schema before m012 stores people (later columns did not exist yet)."""
+    with conn:
+        conn.execute("INSERT INTO people VALUES ('you', 'Jordan Lee', 'Europe/London', '09:00', '17:00')")
+        conn.execute("INSERT INTO people VALUES ('priya', 'Priya Raman', 'Europe/London', '09:00', '17:00')")
+
+
 def before_mine() -> list[tuple[str, object]]:
     names = [name for name, _ in MIGRATIONS]
     return list(MIGRATIONS[: names.index("m012_series")])
@@ -25,7 +32,7 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(
     path = tmp_path / "old.db"
     monkeypatch.setattr(db, "MIGRATIONS", before_mine())
     old = db.connect(path)
-    seed_demo(old)
+    old_people(old)
     with old:  # an imported weekly standup as the code before m012 stored it: columns only, no components
         cursor = old.execute(
             "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES "
@@ -84,7 +91,7 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
     path = tmp_path / "old.db"
     monkeypatch.setattr(db, "MIGRATIONS", before_mine())
     old = db.connect(path)
-    seed_demo(old)
+    old_people(old)
     with old:
         master = old.execute(
             "INSERT INTO events (title, start_utc, end_utc, tz, rrule, exdates) VALUES ('Sync', "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -106,13 +105,18 @@ def test_deleting_a_conversation_deletes_its_lease(tmp_path: Path) -> None:
     assert conn.execute("SELECT count(*) FROM leases").fetchone()[0] == 0
 
 
-def test_a_booking_made_before_digests_were_kept_still_answers_its_resumed_call(tmp_path: Path) -> None:
-    from scheduler_agent.calendar.bookings import recorded_result
+def test_a_booking_recorded_before_input_hashes_were_kept_still_answers_its_resumed_call(demo_db: Path) -> None:
+    from helpers import demo_clock
 
-    conn = connect(tmp_path / "cal.db")
+    from scheduler_agent.agent.deadline import Deadline
+    from scheduler_agent.calendar.tools import CalendarTools
+
+    conn = connect(demo_db)
     conn.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked.')")
-    assert recorded_result(conn, "toolu_old", "any digest") == "Booked."
-    assert sqlite3.connect(tmp_path / "cal.db").execute("SELECT input_digest FROM bookings").fetchone() == (None,)
+    arguments = {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}
+    answer = CalendarTools(conn, demo_clock()).run("create_event", arguments, "toolu_old", Deadline.after(5))
+    assert answer == "Booked."
+    assert conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone()[0] == 0
 
 
 # --- what is written: private, and only where it was asked ---------------------------------------------

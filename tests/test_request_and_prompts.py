@@ -35,6 +35,7 @@ SYSTEM_VALUES = {
     "today": "2026-08-27",
     "next_monday": "2026-08-31",
     "people": "- priya: Priya Raman, Europe/London",
+    "preferences": "",
 }
 
 

@@ -1,9 +1,12 @@
-"""Approval before a side effect: the person says yes, no, or no with a reason, before create_event runs.
+"""Approval before a side effect: the person says yes, no, or no with a reason, before a change is made.
 
-One policy for `ask`, `chat` and `resume`. A refusal goes back to the model as an `is_error`
-result carrying the reason, so it can propose something else. The end of standard input counts
-as a refusal whose text says how to allow bookings (`--yes`). Answers are stored by `tool_use`
-id, so a resumed round never asks twice, and a cassette replays them.
+One policy for `ask`, `chat` and `resume`. Bookings and moves are asked unless `--yes`; a
+cancellation is asked even with `--yes` (only `--yes-cancel` approves it without asking), since
+text the model read elsewhere (an imported title) must never be enough to remove a meeting.
+The person sees what will change, before and after. A refusal goes back to the model as an
+`is_error` result carrying the reason, so it can propose something else. The end of standard input
+counts as a refusal whose text says how to allow that kind of change (`--yes`, `--yes-cancel`).
+Answers are stored by `tool_use` id, so a resumed round never asks twice, and a cassette replays them.
 """
 
 from __future__ import annotations
@@ -61,16 +64,28 @@ def from_answers(answers: Mapping[str, Mapping[str, Any]]) -> Decide:
     return decide
 
 
+BOOKINGS = frozenset({"create_event", "move_event"})
+"""What `--yes` approves without asking; a cancellation is never among them (`--yes-cancel`)."""
+
+_UNCHANGED = {"move_event": "Nothing was moved.", "cancel_event": "Nothing was cancelled."}
+_ALLOW = {
+    "move_event": "--yes to allow bookings and moves",
+    "cancel_event": "--yes-cancel to allow cancellations",
+}
+
+
 def refusal_text(call: Mapping[str, Any], summary: str, decision: Decision) -> str:
+    name = call.get("name", "")
+    unchanged = _UNCHANGED.get(name, "Nothing was booked.")
     if decision.end_of_input:
+        allow = _ALLOW.get(name, "--yes to allow bookings")
         return (
             f"Not run: the user was asked to approve ({summary}) but standard input ended before an answer. "
-            "Nothing was booked. Tell the user to answer the prompt, or to run again with --yes to allow "
-            "bookings without asking."
+            f"{unchanged} Tell the user to answer the prompt, or to run again with {allow} without asking."
         )
     why = f" Their reason: {decision.reason!r}." if decision.reason else " They gave no reason."
     return (
-        f"Not run: the user declined ({summary}).{why} Nothing was booked. Propose something else that fits "
+        f"Not run: the user declined ({summary}).{why} {unchanged} Propose something else that fits "
         "what they said, or ask them what they would like."
     )
 
@@ -84,10 +99,21 @@ class Previewing(Toolbox, Protocol):
 
 
 class ApprovingToolbox:
-    """A Toolbox that asks before each side effect and keeps the answer by tool_use id."""
+    """A Toolbox that asks before each side effect and keeps the answer by tool_use id.
 
-    def __init__(self, inner: Previewing, conn: sqlite3.Connection, decide: Decide, report: Report) -> None:
+    Calls of the tools in `approved` (`--yes`: BOOKINGS) run without asking; the others are asked.
+    """
+
+    def __init__(
+        self,
+        inner: Previewing,
+        conn: sqlite3.Connection,
+        decide: Decide,
+        report: Report,
+        approved: frozenset[str] = frozenset(),
+    ) -> None:
         self.inner, self.conn, self.decide, self.report = inner, conn, decide, report
+        self.approved = approved
         self.deadline_seconds = inner.deadline_seconds
 
     @property
@@ -99,7 +125,7 @@ class ApprovingToolbox:
 
     def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
         summary = self.inner.preview(name, arguments, tool_use_id)  # every check first: ToolError asks nothing
-        if summary is not None:
+        if summary is not None and name not in self.approved:
             call = {"type": "tool_use", "id": tool_use_id, "name": name, "input": dict(arguments)}
             decision = self.recorded(tool_use_id)
             if decision is None:

@@ -41,6 +41,7 @@ from scheduler_agent.agent.trim import TRIMS, estimate_tokens
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner, list_people
+from scheduler_agent.calendar.prefs import preferences_block
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check, conversation_state
 from scheduler_agent.storage import conversations, lease
@@ -50,7 +51,7 @@ from scheduler_agent.testing import faults
 
 
 def system_prompt(conn: sqlite3.Connection, clock: Clock) -> str:
-    """prompts/system.md filled from the calendar and the clock."""
+    """prompts/system.md filled from the calendar and the clock, the owner's standing preferences included."""
     owner = get_owner(conn)
     today = clock.today(owner.tz)
     next_monday = today + timedelta(days=7 - today.weekday())
@@ -63,6 +64,7 @@ def system_prompt(conn: sqlite3.Connection, clock: Clock) -> str:
         today=today.isoformat(),
         next_monday=next_monday.isoformat(),
         people=people,
+        preferences=preferences_block(conn, owner.name),
     )
 
 
@@ -100,8 +102,10 @@ class Session:
         messages: list[JSON] | None = None,
         cid: int | None = None,
         decide: Decide | None = None,
+        approved: frozenset[str] = frozenset(),
     ) -> None:
-        """`decide` answers for the person before each side effect; None approves everything (`--yes`)."""
+        """`decide` answers for the person before each side effect, except calls of the tools in `approved`
+        (`--yes`: bookings and moves); None approves everything (`--yes --yes-cancel`)."""
         self.conn, self.clock, self.send, self.settings, self.report = conn, clock, send, settings, report
         self.messages: list[JSON] = messages if messages is not None else []
         self.cid = cid
@@ -109,7 +113,9 @@ class Session:
         self.checker = IncrementalChecker()
         self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
         tools = CalendarTools(conn, clock, settings.tool_deadline)
-        self.toolbox: Toolbox = tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen)
+        self.toolbox: Toolbox = (
+            tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen, approved)
+        )
         self.context: Context | None = None  # what the API sees besides the list, as last sent or stored
         self._sent: tuple[int, int] = (0, 0)  # the last request's list length and size in bytes
         self.holder = lease.Holder.me()
@@ -130,12 +136,13 @@ class Session:
         report: Report,
         clock: Clock | None,
         decide: Decide | None = None,
+        approved: frozenset[str] = frozenset(),
     ) -> Session:
         """Open a stored conversation; its clock is the one it was pinned to, unless `clock` is given."""
         record, messages = conversations.load(conn, cid)
         if clock is None:
             clock = Clock(datetime.fromisoformat(record.clock_pin)) if record.clock_pin else Clock()
-        session = cls(conn, clock, send, settings, report, messages=messages, cid=cid, decide=decide)
+        session = cls(conn, clock, send, settings, report, messages=messages, cid=cid, decide=decide, approved=approved)
         session.context = record.context
         return session
 

@@ -1,8 +1,8 @@
-"""What each create_event call booked, keyed by its tool_use id: how a booking happens exactly once.
+"""What each side-effecting call did, keyed by its tool_use id: how every change happens exactly once.
 
-The record keeps a digest of the call's input (migration m011): a resumed round sends the same id with
-the same input and gets the recorded result back; the same id with another input (a model or a proxy
-that reuses ids) is refused, never answered with a booking it did not ask for.
+One record per call of `create_event`, `move_event` or `cancel_event`, written in the transaction that
+made the change: its kind, a hash of its input, the event it touched, and the result text it answered
+with. A resumed round finds the record and answers with it; the same id with another input is refused.
 """
 
 from __future__ import annotations
@@ -14,51 +14,47 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_agent.agent.toolbox import ToolError
+KINDS = ("create_event", "move_event", "cancel_event")
 
 
 @dataclass(frozen=True)
 class Booking:
     tool_use_id: str
-    event_id: int | None  # None once the event was cancelled
+    event_id: int | None  # None once the event was cancelled (and always for a cancellation)
     result: str  # the tool_result text the call answered with
-    input_digest: str | None = None  # None for a booking recorded before digests were kept
+    kind: str = "create_event"
+    input_hash: str = ""  # '' for a record written before hashes were kept: not checked
 
 
-def input_digest(arguments: Mapping[str, Any]) -> str:
-    """A digest of a call's input, the same for the same values whatever the key order."""
-    text = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+def input_hash(arguments: Mapping[str, Any]) -> str:
+    """sha256 of the input as canonical JSON (sorted keys, no spaces): equal inputs, equal hashes."""
+    text = json.dumps(dict(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def booking_for(conn: sqlite3.Connection, tool_use_id: str) -> Booking | None:
-    """The booking recorded for call `tool_use_id`, if that call booked anything."""
+    """The record of call `tool_use_id`, if that call changed anything."""
     row = conn.execute(
-        "SELECT tool_use_id, event_id, result, input_digest FROM bookings WHERE tool_use_id = ?", (tool_use_id,)
+        "SELECT tool_use_id, event_id, result, kind, input_hash FROM bookings WHERE tool_use_id = ?", (tool_use_id,)
     ).fetchone()
-    return None if row is None else Booking(row[0], row[1], row[2], row[3])
-
-
-def recorded_result(conn: sqlite3.Connection, tool_use_id: str, digest: str) -> str | None:
-    """The result recorded for this call, if it booked already; ToolError if the id booked other input."""
-    recorded = booking_for(conn, tool_use_id)
-    if recorded is None:
+    if row is None:
         return None
-    if recorded.input_digest is not None and recorded.input_digest != digest:
-        raise ToolError(
-            f"create_event was not run: the call id {tool_use_id} was already used, by an earlier call with a "
-            f"different input, which booked this: {recorded.result} Nothing was booked now. The id was reused by "
-            "the model's side, not chosen by you: tell the user this booking was not made and ask them to try again."
-        )
-    return recorded.result
+    return Booking(row["tool_use_id"], row["event_id"], row["result"], row["kind"], row["input_hash"])
 
 
 def record_booking(
-    conn: sqlite3.Connection, tool_use_id: str, event_id: int, result: str, digest: str | None = None
+    conn: sqlite3.Connection,
+    tool_use_id: str,
+    event_id: int | None,
+    result: str,
+    kind: str = "create_event",
+    hashed: str = "",
 ) -> Booking:
-    """Record what call `tool_use_id` booked; call it inside the transaction that inserted the event."""
+    """Record what call `tool_use_id` did; call it inside the transaction that made the change."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown booking kind {kind!r}: one of {', '.join(KINDS)}")
     conn.execute(
-        "INSERT INTO bookings (tool_use_id, event_id, result, input_digest) VALUES (?, ?, ?, ?)",
-        (tool_use_id, event_id, result, digest),
+        "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (?, ?, ?, ?, ?)",
+        (tool_use_id, event_id, result, kind, hashed),
     )
-    return Booking(tool_use_id, event_id, result, digest)
+    return Booking(tool_use_id, event_id, result, kind, hashed)

@@ -11,13 +11,18 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.events import add_event, event_records
-from scheduler_agent.calendar.people import get_owner, list_people, new_person, upsert_person
+from scheduler_agent.calendar.people import checked, get_owner, list_people, upsert_person
+from scheduler_agent.calendar.prefs import add_preference, list_preferences
 from scheduler_agent.calendar.series import components_of
 from scheduler_agent.calendar.types import (
     OWNER_KEY,
     CalendarError,
     Person,
     Recurrence,
+    days_text,
+    format_hours,
+    parse_dates_off,
+    parse_days,
     parse_hours,
     person_from_row,
     to_utc_text,
@@ -46,23 +51,26 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
     and attendees) is not added twice. An owner or person already there with other details
     is an error: a fixture never overwrites someone's real calendar.
 
-    Format: {"owner": {"name", "tz", "hours": "09:00-17:00"},
-             "people": [{"key", "name", "tz", "hours"}],
+    Format: {"owner": {"name", "tz", "hours": "09:00-17:00", "days"?, "days_off"?, "buffer"?, "lunch"?},
+             "people": [{"key", "name", "tz", "hours", ...the same optional keys}],
+             "preferences"?: [{"text", "rule"?, "value"?}],
              "events": [{"id"?, "title", "start": ISO with offset, "minutes", "attendees": [keys],
                          "tz"?, "all_day"?, "rrule"?, "rdates"?: [ISO], "exdates"?: [ISO],
                          "ics"?: VCALENDAR text, "zones"?: [floating zone, day zone]}]}
-    The optional keys are there only for an event that has them (a repeating one, an imported one).
+    The optional keys are there only for a person or event that has them: "days" like "mon=10:00-16:00
+    fri=off", "days_off" a list of dates, "buffer" minutes, "lunch" "12:30-13:30"; an event's repeat, zone,
+    or (an imported one) its whole component. Preferences are added when the calendar has none yet (a
+    cassette's fixture goes into a new file).
     """
-    owner_spec = data["owner"]
-    owner = new_person(OWNER_KEY, owner_spec["name"], owner_spec["tz"], *parse_hours(owner_spec["hours"]))
-    people = [
-        new_person(spec["key"], spec["name"], spec["tz"], *parse_hours(spec["hours"]))
-        for spec in data.get("people", [])
-    ]
+    owner = _person(OWNER_KEY, data["owner"])
+    people = [_person(spec["key"], spec) for spec in data.get("people", [])]
     added = 0
     with transaction(conn):
         for person in [owner, *people]:
             _ensure_person(conn, person)
+        if data.get("preferences") and not list_preferences(conn):
+            for preference in data["preferences"]:
+                add_preference(conn, preference["text"], preference.get("rule", ""), preference.get("value", ""))
         for spec in data.get("events", []):
             start = _fixture_start(spec["start"])
             end = start + timedelta(minutes=int(spec["minutes"]))
@@ -93,8 +101,21 @@ def export_fixture(conn: sqlite3.Connection) -> dict[str, Any]:
     exactly, so a recorded session replays with the same tool results (event ids included)."""
     owner = get_owner(conn)
 
-    def spec(person: Person) -> dict[str, str]:
-        return {"name": person.name, "tz": person.tz, "hours": f"{person.work_start:%H:%M}-{person.work_end:%H:%M}"}
+    def spec(person: Person) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "name": person.name,
+            "tz": person.tz,
+            "hours": f"{person.work_start:%H:%M}-{person.work_end:%H:%M}",
+        }
+        if person.days:
+            entry["days"] = days_text(person.days)
+        if person.days_off:
+            entry["days_off"] = [day.isoformat() for day in person.days_off]
+        if person.buffer_minutes:
+            entry["buffer"] = person.buffer_minutes
+        if person.lunch is not None:
+            entry["lunch"] = format_hours(person.lunch)
+        return entry
 
     def moment(value: datetime) -> str:
         return value.astimezone(ZoneInfo(owner.tz)).isoformat(timespec="minutes")
@@ -126,11 +147,34 @@ def export_fixture(conn: sqlite3.Connection) -> dict[str, Any]:
         if stored is not None:  # an imported series (a file's, a feed's): its overrides and zones as they came
             entry["ics"], entry["zones"] = stored[0], [stored[1], stored[2]]
         events.append(entry)
-    return {
+    fixture: dict[str, Any] = {
         "owner": spec(owner),
         "people": [{"key": person.key, **spec(person)} for person in list_people(conn)],
         "events": events,
     }
+    preferences = [
+        {"text": p.text, **({"rule": p.rule, "value": p.value} if p.rule else {})} for p in list_preferences(conn)
+    ]
+    if preferences:
+        fixture["preferences"] = preferences
+    return fixture
+
+
+def _person(key: str, spec: Mapping[str, Any]) -> Person:
+    start, end = parse_hours(spec["hours"])
+    lunch = spec.get("lunch")
+    person = Person(
+        key,
+        spec["name"],
+        spec["tz"],
+        start,
+        end,
+        days=parse_days(spec.get("days", "").split()),
+        days_off=parse_dates_off(spec.get("days_off", [])),
+        buffer_minutes=int(spec.get("buffer", 0)),
+        lunch=parse_hours(lunch) if lunch else None,
+    )
+    return checked(person)
 
 
 def _ensure_person(conn: sqlite3.Connection, person: Person) -> None:

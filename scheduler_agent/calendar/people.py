@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from datetime import time
+from dataclasses import replace
+from datetime import UTC, date, datetime, time
 
 from scheduler_agent.calendar.types import (
     KEY_PATTERN,
     OWNER_KEY,
     SET_OWNER_HINT,
     CalendarError,
+    Hours,
     Person,
+    check_buffer,
     check_hours,
     check_name,
     check_tz,
+    days_text,
     person_from_row,
+    to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
 
@@ -57,12 +62,123 @@ def new_person(key: str, name: str, tz: str, work_start: time, work_end: time) -
 
 
 def upsert_person(conn: sqlite3.Connection, person: Person) -> None:
+    lunch = f"{person.lunch[0]:%H:%M}-{person.lunch[1]:%H:%M}" if person.lunch else ""
     conn.execute(
-        "INSERT INTO people (key, name, tz, work_start, work_end) VALUES (?, ?, ?, ?, ?) "
+        "INSERT INTO people (key, name, tz, work_start, work_end, days, days_off, buffer_minutes, lunch) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (key) DO UPDATE SET name = excluded.name, tz = excluded.tz, "
-        "work_start = excluded.work_start, work_end = excluded.work_end",
-        (person.key, person.name, person.tz, f"{person.work_start:%H:%M}", f"{person.work_end:%H:%M}"),
+        "work_start = excluded.work_start, work_end = excluded.work_end, days = excluded.days, "
+        "days_off = excluded.days_off, buffer_minutes = excluded.buffer_minutes, lunch = excluded.lunch",
+        (
+            person.key,
+            person.name,
+            person.tz,
+            f"{person.work_start:%H:%M}",
+            f"{person.work_end:%H:%M}",
+            days_text(person.days),
+            " ".join(day.isoformat() for day in person.days_off),
+            person.buffer_minutes,
+            lunch,
+        ),
     )
+
+
+def checked(person: Person) -> Person:
+    """`person` if every field is valid, else CalendarError naming the first that is not."""
+    check_hours(person.work_start, person.work_end)
+    for _, hours in person.days:
+        if hours is not None:
+            check_hours(*hours)
+    if person.lunch is not None:
+        check_hours(*person.lunch)
+    check_buffer(person.buffer_minutes)
+    return replace(person, name=check_name(person.name), tz=check_tz(person.tz))
+
+
+def edit_person(
+    conn: sqlite3.Connection,
+    key: str,
+    *,
+    name: str | None = None,
+    tz: str | None = None,
+    hours: Hours | None = None,
+    days: tuple[tuple[int, Hours | None], ...] | None = None,
+    days_off: tuple[date, ...] | None = None,
+    buffer_minutes: int | None = None,
+    lunch: Hours | bool | None = True,
+) -> Person:
+    """Change some of what is stored about `key` (the owner too); what is not given stays.
+
+    `days` are merged into the weekdays already set; `lunch` False removes the break (True: unchanged).
+    """
+    with transaction(conn):
+        row = conn.execute("SELECT * FROM people WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise CalendarError(_unknown_key(conn, key))
+        person = person_from_row(row)
+        changes: dict[str, object] = {}
+        if name is not None:
+            changes["name"] = name
+        if tz is not None:
+            changes["tz"] = tz
+        if hours is not None:
+            changes["work_start"], changes["work_end"] = hours
+        if days is not None:
+            changes["days"] = tuple(sorted({**dict(person.days), **dict(days)}.items()))
+        if days_off is not None:
+            changes["days_off"] = days_off
+        if buffer_minutes is not None:
+            changes["buffer_minutes"] = buffer_minutes
+        if lunch is False:
+            changes["lunch"] = None
+        elif lunch is not True:
+            changes["lunch"] = lunch
+        edited = checked(replace(person, **changes))  # type: ignore[arg-type]
+        upsert_person(conn, edited)
+    return edited
+
+
+def future_events(conn: sqlite3.Connection, key: str, now: datetime) -> list[int]:
+    """The ids of `key`'s events that end after `now` (a repeating one counts while it has no end)."""
+    rows = conn.execute(
+        "SELECT DISTINCT e.id FROM events e JOIN event_attendees a ON a.event_id = e.id AND a.person_key = ? "
+        "WHERE e.end_utc > ? OR e.rrule IS NOT NULL OR e.rdates <> '' ORDER BY e.id",
+        (key, to_utc_text(now.astimezone(UTC))),
+    )
+    return [row[0] for row in rows]
+
+
+def remove_person(conn: sqlite3.Connection, key: str, now: datetime, *, cancel_meetings: bool = False) -> list[int]:
+    """Remove `key` from the calendar; return the ids of the meetings cancelled with them.
+
+    Refused (CalendarError) while they have future meetings, unless `cancel_meetings`: then each of those
+    is cancelled for everyone. Their past events and imported busy time go with them.
+    """
+    if key == OWNER_KEY:
+        raise CalendarError("the owner cannot be removed: change them with `calendar set-owner`")
+    with transaction(conn):
+        row = conn.execute("SELECT name FROM people WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise CalendarError(_unknown_key(conn, key))
+        upcoming = future_events(conn, key, now)
+        if upcoming and not cancel_meetings:
+            ids = ", ".join(f"#{event_id}" for event_id in upcoming)
+            raise CalendarError(
+                f"{row['name']} ({key}) still has {len(upcoming)} future meeting(s) ({ids}): cancel them first "
+                "with `calendar cancel ID`, or run again with --cancel-meetings to cancel them all"
+            )
+        conn.executemany("DELETE FROM events WHERE id = ?", [(event_id,) for event_id in upcoming])
+        # Their past meetings with others stay, without them; events that were theirs alone go.
+        conn.execute("DELETE FROM event_attendees WHERE person_key = ?", (key,))
+        conn.execute("DELETE FROM events WHERE id NOT IN (SELECT event_id FROM event_attendees)")
+        conn.execute("DELETE FROM event_sources WHERE person_key = ?", (key,))
+        conn.execute("DELETE FROM people WHERE key = ?", (key,))
+    return upcoming
+
+
+def _unknown_key(conn: sqlite3.Connection, key: str) -> str:
+    known = ", ".join(person.key for person in list_people(conn)) or "nobody yet"
+    return f"no one has the key {key!r}: the people are {known} (`calendar people` lists them)"
 
 
 def list_people(conn: sqlite3.Connection) -> list[Person]:

@@ -1,7 +1,8 @@
-"""Free windows for two people in a week: pure functions on aware datetimes, no database.
+"""Free windows for the owner and one or more people in a week: pure functions on aware datetimes, no database.
 
 Everyone's working hours are wall-clock times in their own time zone, Monday to Friday of
-their own calendar. Each working day becomes a real (UTC) interval, so a daylight-saving
+their own calendar (per weekday, less days off and a lunch break, when they have them).
+Each working day becomes a real (UTC) interval, so a daylight-saving
 change on either side moves the overlap exactly as it does in life; the intervals are
 intersected, the busy ones subtracted, and the result is shown in the owner's time zone.
 """
@@ -67,24 +68,32 @@ def week_span(monday: date, tz: str) -> Interval:
 
 
 def working_hours(person: Person, first: date, last: date) -> list[Interval]:
-    """`person`'s working hours on each weekday from `first` to `last` of their own calendar, in UTC."""
+    """`person`'s working hours on each day from `first` to `last` of their own calendar they work, in UTC,
+    with their lunch break cut out."""
     zone = ZoneInfo(person.tz)
-    intervals = []
+    intervals: list[Interval] = []
     day = first
     while day <= last:
-        if day.weekday() < WEEKDAYS:
-            start = datetime.combine(day, person.work_start, tzinfo=zone).astimezone(UTC)
-            end = datetime.combine(day, person.work_end, tzinfo=zone).astimezone(UTC)
-            intervals.append((start, end))
+        hours = person.hours_on(day)
+        if hours is not None:
+            start = datetime.combine(day, hours[0], tzinfo=zone).astimezone(UTC)
+            end = datetime.combine(day, hours[1], tzinfo=zone).astimezone(UTC)
+            day_hours = [(start, end)]
+            if person.lunch is not None:
+                lunch = tuple(datetime.combine(day, moment, tzinfo=zone).astimezone(UTC) for moment in person.lunch)
+                day_hours = subtract(day_hours, [(lunch[0], lunch[1])])
+            intervals += day_hours
         day += timedelta(days=1)
     return intervals
 
 
-def shared_working_hours(owner: Person, person: Person, first: date, last: date) -> list[Interval]:
-    """When both work, on the owner's weekdays from `first` to `last` (the owner's calendar)."""
-    # The other person's calendar day can differ from the owner's by up to two days (UTC-12 vs +14).
-    theirs = working_hours(person, first - timedelta(days=2), last + timedelta(days=2))
-    return intersect(working_hours(owner, first, last), theirs)
+def shared_working_hours(owner: Person, person: Person | Sequence[Person], first: date, last: date) -> list[Interval]:
+    """When all of them work, on the owner's weekdays from `first` to `last` (the owner's calendar)."""
+    shared = working_hours(owner, first, last)
+    for other in [person] if isinstance(person, Person) else person:
+        # Another person's calendar day can differ from the owner's by up to two days (UTC-12 vs +14).
+        shared = intersect(shared, working_hours(other, first - timedelta(days=2), last + timedelta(days=2)))
+    return shared
 
 
 def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
@@ -125,16 +134,17 @@ def round_up(moment: datetime, step: timedelta = ROUNDING) -> datetime:
 
 def free_windows(
     owner: Person,
-    person: Person,
+    person: Person | Sequence[Person],
     busy: Iterable[Interval],
     week: date,
     minutes: int,
     now: datetime,
 ) -> SlotSearch:
     """Windows of at least `minutes`, Monday to Friday of the week holding `week` (owner's calendar),
-    inside both people's working hours, outside every busy interval, and not before `now`.
+    inside everyone's working hours, outside every busy interval, and not before `now`.
 
-    `busy` is both people's events. A window that has begun is clipped to start at `now`
+    `busy` is everyone's events (each widened by its person's buffer), and the times the owner's rules
+    close. A window that has begun is clipped to start at `now`
     rounded up to the next 5 minutes.
     """
     monday = monday_of(week)

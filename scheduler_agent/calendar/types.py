@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime, time
+from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from scheduler_agent.agent.errors import AgentError
@@ -22,6 +22,10 @@ SET_OWNER_HINT = (
 KEY_PATTERN = re.compile(r"[a-z0-9_-]{1,32}")
 _HOURS = re.compile(r"\s*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})\s*")
 UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri")  # the days a person can work: the searches are Monday-Friday
+MAX_BUFFER_MINUTES = 120
+
+Hours = tuple[time, time]
 
 
 class CalendarError(AgentError):
@@ -30,11 +34,19 @@ class CalendarError(AgentError):
 
 @dataclass(frozen=True)
 class Person:
+    """Someone with a calendar. `work_start`-`work_end` are their hours on every weekday, unless `days`
+    says otherwise for a weekday (other hours, or None: not working); `days_off` are dates off; `buffer_minutes`
+    is kept free before and after each of their meetings; `lunch` is a daily break."""
+
     key: str
     name: str
     tz: str
     work_start: time
     work_end: time
+    days: tuple[tuple[int, Hours | None], ...] = ()  # (weekday 0-4, hours or None for a day off), sorted
+    days_off: tuple[date, ...] = ()
+    buffer_minutes: int = 0
+    lunch: Hours | None = None
 
     @property
     def is_owner(self) -> bool:
@@ -44,6 +56,30 @@ class Person:
     def hours(self) -> str:
         """`09:00-17:00 Europe/London`."""
         return f"{self.work_start:%H:%M}-{self.work_end:%H:%M} {self.tz}"
+
+    def hours_on(self, day: date) -> Hours | None:
+        """Their working hours on `day` of their own calendar, or None when they do not work that day."""
+        if day.weekday() >= len(WEEKDAY_KEYS) or day in self.days_off:
+            return None
+        return dict(self.days).get(day.weekday(), (self.work_start, self.work_end))
+
+    @property
+    def schedule(self) -> str:
+        """`hours`, and whatever else shapes their days: `09:00-17:00 Europe/London; Fri off; lunch 12:30-13:30`."""
+        parts = [self.hours]
+        for weekday, hours in self.days:
+            parts.append(f"{WEEKDAY_KEYS[weekday].title()} {format_hours(hours) if hours else 'off'}")
+        if self.lunch is not None:
+            parts.append(f"lunch {format_hours(self.lunch)}")
+        if self.buffer_minutes:
+            parts.append(f"{self.buffer_minutes}-minute buffer around meetings")
+        if self.days_off:
+            parts.append(f"off on {', '.join(day.isoformat() for day in self.days_off)}")
+        return "; ".join(parts)
+
+
+def format_hours(hours: Hours) -> str:
+    return f"{hours[0]:%H:%M}-{hours[1]:%H:%M}"
 
 
 @dataclass(frozen=True)
@@ -161,11 +197,52 @@ def check_name(name: str) -> str:
     return cleaned
 
 
+def parse_days(specs: list[str] | tuple[str, ...]) -> tuple[tuple[int, Hours | None], ...]:
+    """`["fri=off", "mon=10:00-16:00"]` → ((0, (10:00, 16:00)), (4, None)); CalendarError for anything else."""
+    days: dict[int, Hours | None] = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        key = name.strip().lower()[:3]
+        if not sep or key not in WEEKDAY_KEYS:
+            raise CalendarError(
+                f"--day {spec!r} is not WEEKDAY=HOURS: use e.g. --day mon=10:00-16:00 or --day fri=off "
+                f"(weekdays: {', '.join(WEEKDAY_KEYS)}; the calendar books Monday to Friday)"
+            )
+        days[WEEKDAY_KEYS.index(key)] = None if value.strip().lower() == "off" else parse_hours(value)
+    return tuple(sorted(days.items()))
+
+
+def days_text(days: tuple[tuple[int, Hours | None], ...]) -> str:
+    """The stored form of `days`: `mon=10:00-16:00 fri=off`."""
+    return " ".join(f"{WEEKDAY_KEYS[day]}={format_hours(hours) if hours else 'off'}" for day, hours in days)
+
+
+def parse_dates_off(specs: list[str] | tuple[str, ...]) -> tuple[date, ...]:
+    try:
+        return tuple(sorted({date.fromisoformat(spec.strip()) for spec in specs}))
+    except ValueError:
+        raise CalendarError(f"--off {' '.join(specs)!r} must be dates as YYYY-MM-DD, e.g. --off 2026-09-04") from None
+
+
+def check_buffer(minutes: int) -> int:
+    if not 0 <= minutes <= MAX_BUFFER_MINUTES:
+        raise CalendarError(
+            f"buffer {minutes} is out of range: give 0 to {MAX_BUFFER_MINUTES} minutes, e.g. --buffer 10"
+        )
+    return minutes
+
+
 def person_from_row(row: sqlite3.Row) -> Person:
+    columns = row.keys()
+    lunch = row["lunch"] if "lunch" in columns else ""
     return Person(
         key=row["key"],
         name=row["name"],
         tz=row["tz"],
         work_start=time.fromisoformat(row["work_start"]),
         work_end=time.fromisoformat(row["work_end"]),
+        days=parse_days(row["days"].split()) if "days" in columns and row["days"] else (),
+        days_off=parse_dates_off(row["days_off"].split()) if "days_off" in columns and row["days_off"] else (),
+        buffer_minutes=int(row["buffer_minutes"]) if "buffer_minutes" in columns else 0,
+        lunch=parse_hours(lunch) if lunch else None,
     )

@@ -26,6 +26,7 @@ from scheduler_agent.cli.options import (
     DumpArrayFileOption,
     DumpArrayOption,
 )
+from scheduler_agent.cli.prefs import prefs_app
 from scheduler_agent.cli.render import examples
 from scheduler_agent.cli.repair import repair_command
 
@@ -55,6 +56,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+calendar_app.add_typer(prefs_app, name="prefs")
 app.add_typer(calendar_app, name="calendar")
 app.add_typer(conversations_app, name="conversations")
 conversations_app.command(

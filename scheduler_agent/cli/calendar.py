@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Annotated
 from zoneinfo import ZoneInfo
@@ -22,10 +22,19 @@ from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.events import cancel_event, events_for
 from scheduler_agent.calendar.fixtures import seed_demo
-from scheduler_agent.calendar.people import add_person, get_owner, list_people, set_owner
+from scheduler_agent.calendar.people import add_person, edit_person, get_owner, list_people, remove_person, set_owner
 from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
-from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person, parse_hours
+from scheduler_agent.calendar.types import (
+    OWNER_KEY,
+    CalendarError,
+    Event,
+    Person,
+    check_buffer,
+    parse_dates_off,
+    parse_days,
+    parse_hours,
+)
 from scheduler_agent.cli.calendar_json import busy_json
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, TodayOption, default_db_path
@@ -46,6 +55,26 @@ HoursOption = Annotated[
     str, typer.Option("--hours", metavar="HH:MM-HH:MM", help="Working hours, local time, Monday to Friday.")
 ]
 MinutesOption = Annotated[int, typer.Option("--minutes", metavar="MINUTES", help="Meeting length in minutes (5-480).")]
+DayOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--day",
+        metavar="DAY=HOURS",
+        help="One weekday's own hours, or off: mon=10:00-16:00, fri=off (repeat for more days).",
+    ),
+]
+OffOption = Annotated[
+    list[str] | None,
+    typer.Option("--off", metavar="DATE", help="A date off, YYYY-MM-DD (repeat for more); replaces the list."),
+]
+BufferOption = Annotated[
+    int | None,
+    typer.Option("--buffer", metavar="MINUTES", help="Minutes kept free before and after each meeting (0-120)."),
+]
+LunchOption = Annotated[
+    str | None,
+    typer.Option("--lunch", metavar="HH:MM-HH:MM", help="A daily lunch break, HH:MM-HH:MM; 'none' removes it."),
+]
 
 
 def examples(*commands: str) -> str:
@@ -110,6 +139,9 @@ def _calendar(db: Path | None, read_only: bool = False) -> Iterator[sqlite3.Conn
             conn.close()
 
 
+calendar_session = _calendar  # for the command groups in other modules (cli/prefs.py)
+
+
 @calendar_app.command("seed-demo", epilog=examples("seed-demo", "seed-demo --db demo.db"))
 def seed_demo_command(db: DbOption = None) -> None:
     """Put the demo calendar in (Jordan Lee and colleagues); running it again changes nothing."""
@@ -137,17 +169,67 @@ def people_command(
         width = max(len(person.key) for person in people)
         for person in people:
             mark = "  (owner)" if person.is_owner else ""
-            typer.echo(f"{person.key:<{width}}  {person.name}, {person.hours}{mark}")
+            typer.echo(f"{person.key:<{width}}  {person.name}, {person.schedule}{mark}")
 
 
 @calendar_app.command(
-    "set-owner", epilog=examples('set-owner --name "Ada Lovelace" --tz Europe/London --hours 09:00-17:00')
+    "set-owner",
+    epilog=examples(
+        'set-owner --name "Ada Lovelace" --tz Europe/London --hours 09:00-17:00',
+        "set-owner --day fri=off --lunch 12:30-13:30",
+    ),
 )
-def set_owner_command(name: NameOption, tz: TzOption, hours: HoursOption = "09:00-17:00", db: DbOption = None) -> None:
-    """Set who the calendar belongs to ('you'): name, time zone, working hours."""
+def set_owner_command(
+    name: Annotated[str | None, typer.Option("--name", help="Full name, e.g. 'Ada Lovelace'.", metavar="NAME")] = None,
+    tz: Annotated[str | None, typer.Option("--tz", metavar="ZONE", help="IANA time zone, e.g. Europe/London.")] = None,
+    hours: Annotated[
+        str | None,
+        typer.Option(
+            "--hours", metavar="HH:MM-HH:MM", help="Working hours, local time, Monday to Friday. [default: 09:00-17:00]"
+        ),
+    ] = None,
+    day: DayOption = None,
+    off: OffOption = None,
+    buffer: BufferOption = None,
+    lunch: LunchOption = None,
+    db: DbOption = None,
+) -> None:
+    """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
     with _calendar(db) as conn:
-        owner = set_owner(conn, name, tz, *parse_hours(hours))
-        typer.echo(f"Owner: {owner.name}, {owner.hours}.")
+        exists = conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is not None
+        if not exists:
+            if name is None or tz is None:
+                raise CalendarError("a new owner needs --name and --tz, e.g. --name 'Jordan Lee' --tz Europe/London")
+            set_owner(conn, name, tz, *parse_hours(hours or "09:00-17:00"))
+        owner = _edit(conn, OWNER_KEY, name, tz, hours, day, off, buffer, lunch)
+        typer.echo(f"Owner: {owner.name}, {owner.schedule}.")
+
+
+def _edit(
+    conn: sqlite3.Connection,
+    key: str,
+    name: str | None,
+    tz: str | None,
+    hours: str | None,
+    day: list[str] | None,
+    off: list[str] | None,
+    buffer: int | None,
+    lunch: str | None,
+) -> Person:
+    lunch_value: tuple[time, time] | bool | None = True
+    if lunch is not None:
+        lunch_value = False if lunch.strip().lower() == "none" else parse_hours(lunch)
+    return edit_person(
+        conn,
+        key,
+        name=name,
+        tz=tz,
+        hours=parse_hours(hours) if hours is not None else None,
+        days=parse_days(day) if day else None,
+        days_off=parse_dates_off(off) if off else None,
+        buffer_minutes=check_buffer(buffer) if buffer is not None else None,
+        lunch=lunch_value,
+    )
 
 
 @calendar_app.command(
@@ -167,6 +249,47 @@ def add_person_command(
 
 
 @calendar_app.command(
+    "edit-person",
+    epilog=examples("edit-person priya --hours 10:00-18:00", "edit-person priya --day fri=off --buffer 10"),
+)
+def edit_person_command(
+    key: Annotated[
+        str, typer.Argument(help="Whose details to change: their key (see `calendar people`).", metavar="KEY")
+    ],
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="Full name.")] = None,
+    tz: Annotated[str | None, typer.Option("--tz", metavar="ZONE", help="IANA time zone.")] = None,
+    hours: Annotated[
+        str | None, typer.Option("--hours", metavar="HH:MM-HH:MM", help="Working hours, HH:MM-HH:MM, every weekday.")
+    ] = None,
+    day: DayOption = None,
+    off: OffOption = None,
+    buffer: BufferOption = None,
+    lunch: LunchOption = None,
+    db: DbOption = None,
+) -> None:
+    """Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays."""
+    with _calendar(db) as conn:
+        person = _edit(conn, key, name, tz, hours, day, off, buffer, lunch)
+        typer.echo(f"{person.key}: {person.name}, {person.schedule}.")
+
+
+@calendar_app.command("remove-person", epilog=examples("remove-person marco", "remove-person marco --cancel-meetings"))
+def remove_person_command(
+    key: Annotated[str, typer.Argument(help="Who to remove: their key.", metavar="KEY")],
+    cancel_meetings: Annotated[
+        bool, typer.Option("--cancel-meetings", help="Cancel their future meetings too (for everyone attending).")
+    ] = False,
+    db: DbOption = None,
+    today: TodayOption = None,
+) -> None:
+    """Remove someone; refused while they have future meetings, unless --cancel-meetings."""
+    with _calendar(db) as conn:
+        cancelled = remove_person(conn, key, clock_for(conn, today).now(), cancel_meetings=cancel_meetings)
+        also = f"; cancelled {', '.join(f'#{i}' for i in cancelled)}" if cancelled else ""
+        typer.echo(f"Removed {key}{also}.")
+
+
+@calendar_app.command(
     "add-event", epilog=examples('add-event --with priya --start 2026-12-07T14:00 --minutes 45 --title "Design review"')
 )
 def add_event_command(
@@ -179,6 +302,10 @@ def add_event_command(
     ],
     minutes: MinutesOption = DEFAULT_MINUTES,
     title: Annotated[str | None, typer.Option("--title", metavar="TITLE", help="Default: 'Meeting with NAME'.")] = None,
+    also: Annotated[
+        list[str] | None,
+        typer.Option("--also", metavar="PERSON", help="Another person invited too: key or name (repeat for more)."),
+    ] = None,
     db: DbOption = None,
     today: TodayOption = None,
 ) -> None:
@@ -186,7 +313,7 @@ def add_event_command(
     with _calendar(db) as conn:
         tools = CalendarTools(conn, clock_for(conn, today))
         try:
-            typer.echo(tools.create_event(with_, start, minutes, title))
+            typer.echo(tools.create_event(with_, start, minutes, title, also=also))
         except ToolError as exc:
             raise CalendarError(for_people(str(exc))) from None
 

@@ -129,11 +129,12 @@ class Opening:
     yes: bool = False
     read_answer: ReadAnswer = read_answer
     clock: Clock | None = None  # a new conversation's clock (a recorded chat's /new keeps the pinned one)
+    yes_cancel: bool = False
 
 
 def open_session(opening: Opening, settings: Settings, report: Listeners) -> Session:
     """A live session: the SDK as the person configured it, a new or a stored conversation."""
-    from scheduler_agent.agent.approval import ask_on
+    from scheduler_agent.agent.approval import BOOKINGS, ask_on
     from scheduler_agent.agent.errors import ModelRequestFailed
     from scheduler_agent.agent.session import Session
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
@@ -158,14 +159,18 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
         raise ModelRequestFailed(NO_CREDENTIALS)
     streamed = StreamedText(report)  # text deltas go to the listeners as they arrive
     send = ModelAPI(client, on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report).send
-    decide = None if opening.yes else ask_on(opening.read_answer, sys.stderr.write)
+    # --yes approves bookings and moves; a cancellation is asked unless --yes-cancel says so too.
+    approved = BOOKINGS if opening.yes else frozenset()
+    if opening.yes_cancel:
+        approved |= {"cancel_event"}
+    decide = None if approved >= BOOKINGS | {"cancel_event"} else ask_on(opening.read_answer, sys.stderr.write)
     if cid is not None:
-        session = Session.stored(conn, cid, send, settings, streamed, clock, decide)
+        session = Session.stored(conn, cid, send, settings, streamed, clock, decide, approved)
     else:
         clock = opening.clock or clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
             clock = clock.frozen(get_owner(conn).tz)
-        session = Session(conn, clock, send, settings, streamed, decide=decide)
+        session = Session(conn, clock, send, settings, streamed, decide=decide, approved=approved)
         if opening.store:
             session.store()  # written with its first turn, and announced then
     session.announce = announce
@@ -281,7 +286,7 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     session = open_session(opening_of(run, turn), settings, report)
     if sys.stdin.isatty():
         typer.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
-    fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes)
+    fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes, yes_cancel=run.yes_cancel)
     reader = LineReader()  # readline on a terminal: editing, history (0600, in the data folder)
     chat = Chat(session, lambda: open_session(fresh, settings, report), reader.read, sys.stdout, sys.stderr, log)
     chat.on_interrupt = report.close
@@ -306,7 +311,8 @@ def resume_command(
     and an approval already given is not asked again."""
     settings = settings_of(run, TurnOptions())  # the model, stream flag and the rest are as stored
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
-    session = open_session(Opening(run.db, run.today, cid=cid, yes=run.yes), settings, report)
+    opening = Opening(run.db, run.today, cid=cid, yes=run.yes, yes_cancel=run.yes_cancel)
+    session = open_session(opening, settings, report)
     try:
         outcome = session.resume()
     finally:
@@ -328,4 +334,13 @@ def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
 
 
 def opening_of(run: RunOptions, turn: TurnOptions) -> Opening:
-    return Opening(run.db, run.today, turn.continue_last, turn.cid, not turn.no_store, turn.record, run.yes)
+    return Opening(
+        run.db,
+        run.today,
+        turn.continue_last,
+        turn.cid,
+        not turn.no_store,
+        turn.record,
+        run.yes,
+        yes_cancel=run.yes_cancel,
+    )

@@ -111,7 +111,20 @@ RecordOption = Annotated[
 ]
 YesOption = Annotated[
     bool,
-    typer.Option("-y", "--yes", help="Approve every booking without asking (otherwise each is asked on stdin)."),
+    typer.Option(
+        "-y",
+        "--yes",
+        help="Approve every booking and move without asking (otherwise each is asked on stdin). "
+        "Never approves a cancellation: see --yes-cancel.",
+    ),
+]
+YesCancelOption = Annotated[
+    bool,
+    typer.Option(
+        "--yes-cancel",
+        help="Also approve cancellations without asking. Without it each cancellation is asked on stdin, "
+        "even with --yes.",
+    ),
 ]
 UsageOption = Annotated[
     bool,
@@ -144,6 +157,7 @@ class RunOptions:
     today: str | None = None
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     yes: bool = False
+    yes_cancel: bool = False
     usage: bool = False
     tool_deadline: float = TOOL_DEADLINE_SECONDS
     timeout: float = DEFAULT_TIMEOUT_SECONDS
@@ -169,6 +183,7 @@ _ANNOTATIONS: dict[str, Any] = {
     "today": TodayOption,
     "max_iterations": MaxIterationsOption,
     "yes": YesOption,
+    "yes_cancel": YesCancelOption,
     "usage": UsageOption,
     "tool_deadline": ToolDeadlineOption,
     "timeout": TimeoutOption,

@@ -45,7 +45,7 @@ def setup_for(lesson: Lesson, *, live: bool) -> JSON:
         "replies": "recorded" if live else "scripted",
         "how": how,
         "clock": lesson.clock,
-        "calendar": demo_fixture(),
+        "calendar": {**demo_fixture(), **({"preferences": lesson.preferences} if lesson.preferences else {})},
         "inputs": lesson.inputs,
         "options": lesson.all_options(),
     }

@@ -18,6 +18,9 @@ ORDER = (
     "iteration_bound",
     "overloaded",
     "overloaded_exhausted",
+    "reschedule",
+    "team_meeting",
+    "standing_rule",
 )
 
 

@@ -28,6 +28,7 @@ class Lesson:
     replies: list[Reply]
     clock: str = "2026-08-27T09:00"
     options: JSON = field(default_factory=dict)
+    preferences: list[JSON] = field(default_factory=list)  # added to the demo calendar, as `prefs add` would
 
     def all_options(self) -> JSON:
         return {"model": DEFAULT_MODEL, "max_iterations": DEFAULT_MAX_ITERATIONS, **self.options}
@@ -39,6 +40,10 @@ def find(call_id: str, person: str = "priya", week: str = "2026-08-31") -> JSON:
 
 def book(call_id: str, start: str, person: str = "priya", minutes: int = 30) -> JSON:
     return tool_use(call_id, "create_event", {"with": person, "start": start, "minutes": minutes})
+
+
+def move(call_id: str, event_id: int, **changes: object) -> JSON:
+    return tool_use(call_id, "move_event", {"event_id": event_id, **changes})
 
 
 def asks(*calls: JSON) -> Reply:
@@ -91,8 +96,8 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "The model books 2026-09-01T14:00, a Tuesday, though the free window was on Monday. create_event "
             "answers with an actionable conflict that names the clashing event and the week's free windows, and "
-            "on the next iteration the model books Monday 14:00: error strings are prompts. See _check_free in "
-            "scheduler_agent/calendar/tools.py and run_call in agent/toolbox.py."
+            "on the next iteration the model books Monday 14:00: error strings are prompts. See check_free in "
+            "scheduler_agent/calendar/tools/create_event.py and run_call in agent/toolbox.py."
         ),
         recordable=False,
         inputs=[CANONICAL],
@@ -210,5 +215,90 @@ LESSONS: dict[str, Lesson] = {
             Reply([text("Booked Monday 2026-08-31 14:00-14:30 with Priya Raman, after 10am as you asked.")]),
         ],
         options={"context_budget": 960},  # ~860 tokens are the system prompt and tools
+    ),
+    "reschedule": Lesson(
+        title="'Make it 45 minutes instead': the meeting is moved, not booked twice",
+        lesson=(
+            "Turn 1 books 30 minutes with Priya on Monday at 14:00 (event #29). Turn 2 says only 'Make it 45 "
+            "minutes instead': the model calls move_event on the id the booking returned, the tool checks the "
+            "longer meeting like a new one (leaving its own old time out), and the calendar holds one event, "
+            "14:00-14:45. See scheduler_agent/calendar/tools/move_event.py."
+        ),
+        recordable=True,
+        inputs=[CANONICAL, "Make it 45 minutes instead."],
+        replies=[
+            *CANONICAL_REPLIES,
+            asks(move("toolu_scripted_rs_01", 29, minutes=45)),
+            Reply(
+                [text("Done: it is now Monday 2026-08-31, 14:00-14:45, 45 minutes with Priya Raman (still event #29).")]
+            ),
+        ],
+    ),
+    "team_meeting": Lesson(
+        title="Three people, one common window: find_free_slots and create_event with `also`",
+        lesson=(
+            "An hour for Priya (London), Aiko (New York) and the owner: `also` adds people to the same calls the "
+            "seed trace makes. The windows are where all three work and are free, and next week has only one, "
+            "Monday 14:00-15:00 London (09:00 in New York); the booking invites all three. See group_search in "
+            "scheduler_agent/calendar/tools/find_free_slots.py and shared_working_hours in calendar/slots.py."
+        ),
+        recordable=True,
+        inputs=["Find an hour next week for Priya, Aiko and me, and book it as 'Team sync'."],
+        replies=[
+            asks(
+                tool_use(
+                    "toolu_scripted_tm_01",
+                    "find_free_slots",
+                    {"person": "priya", "also": ["aiko"], "week": "2026-08-31", "minutes": 60},
+                )
+            ),
+            asks(
+                tool_use(
+                    "toolu_scripted_tm_02",
+                    "create_event",
+                    {
+                        "with": "priya",
+                        "also": ["aiko"],
+                        "start": "2026-08-31T14:00",
+                        "minutes": 60,
+                        "title": "Team sync",
+                    },
+                )
+            ),
+            Reply(
+                [
+                    text(
+                        "Booked 'Team sync' on Monday 2026-08-31, 14:00-15:00 London (09:00-10:00 for Aiko in New "
+                        "York), for you, Priya and Aiko: the only hour next week when all three of you are free."
+                    )
+                ]
+            ),
+        ],
+    ),
+    "standing_rule": Lesson(
+        title="A standing rule set once with `calendar prefs add` is in every request, and the tools enforce it",
+        lesson=(
+            "The calendar carries a preference added with `calendar prefs add 'No meetings before 10am' "
+            "--not-before 10:00`. The user never mentions it: it is in the system prompt of every request (see "
+            "--dump-array), find_free_slots leaves the morning windows out and names the rule, and a booking "
+            "at 09:15 is refused with '09:15 is before your 10:00 rule'. The replies are scripted (written by "
+            "hand, and they say so); the requests are what the real loop sent. See scheduler_agent/calendar/prefs.py."
+        ),
+        recordable=False,
+        inputs=["Find 30 minutes with Priya next week and book it."],
+        preferences=[{"text": "No meetings before 10am", "rule": "not_before", "value": "10:00"}],
+        replies=[
+            asks(find("toolu_scripted_sr_01")),
+            asks(book("toolu_scripted_sr_02", "2026-09-02T09:15")),
+            asks(book("toolu_scripted_sr_03", "2026-08-31T14:00")),
+            Reply(
+                [
+                    text(
+                        "[A scripted reply.] Booked Monday 2026-08-31, 14:00-14:30 with Priya Raman: your standing "
+                        "rule keeps meetings after 10:00, so Wednesday 09:15 was refused."
+                    )
+                ]
+            ),
+        ],
     ),
 }

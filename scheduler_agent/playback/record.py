@@ -1,6 +1,7 @@
 """`--record PATH`: a live session written as a cassette that anyone can replay offline.
 
-The cassette carries the whole calendar as it was at the start (event ids kept), the clock
+The cassette carries the whole calendar as it was at the start (event ids kept; people's per-day
+hours, days off, buffers and lunch breaks; the owner's standing preferences), the clock
 pinned at the start (the session runs on that pinned clock, so the replay's tool results are
 the same to the letter), every input the person typed, the options, and the exit code. Only
 an allow-list of headers is written: no key, no organisation id, no cookie.

@@ -242,13 +242,6 @@ def m010_leases_and_repairs(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m011_booking_inputs(conn: sqlite3.Connection) -> None:
-    """A digest of the input each booking was made with: a tool_use id reused with another input is refused,
-    not answered with the earlier booking's result. NULL for bookings made before (they are not compared)."""
-    _run(conn, "ALTER TABLE bookings ADD COLUMN input_digest TEXT")
-
-
-@migration
 def m012_series(conn: sqlite3.Connection) -> None:
     """Repeating events as iCalendar components, their occurrences over a horizon, and fast busy-time reads.
 
@@ -340,4 +333,49 @@ def m013_feeds(conn: sqlite3.Connection) -> None:
         "DROP TABLE event_sources",
         "ALTER TABLE event_sources_new RENAME TO event_sources",
         "CREATE INDEX event_sources_by_origin ON event_sources (origin)",
+    )
+
+
+@migration
+def m014_people_hours_and_preferences(conn: sqlite3.Connection) -> None:
+    """People as they really work: hours per weekday, days off, a buffer around meetings, a lunch break;
+    and the owner's standing preferences, which the system prompt carries into every request.
+
+    `days` overrides `work_start`-`work_end` for some weekdays ('mon=10:00-16:00 fri=off'); an empty
+    column keeps every weekday as it was. A preference is free text for the model; `rule` and `value`
+    make it one the tools can check too ('not_before' '10:00', 'not_after' '16:00', 'no_days' 'fri',
+    'max_per_day' '4'); `rule` '' is text only.
+    """
+    _run(
+        conn,
+        "ALTER TABLE people ADD COLUMN days TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE people ADD COLUMN days_off TEXT NOT NULL DEFAULT ''",  # 'YYYY-MM-DD ...'
+        "ALTER TABLE people ADD COLUMN buffer_minutes INTEGER NOT NULL DEFAULT 0 "
+        "CHECK (buffer_minutes BETWEEN 0 AND 120)",
+        "ALTER TABLE people ADD COLUMN lunch TEXT NOT NULL DEFAULT ''",  # 'HH:MM-HH:MM', or '' for none
+        """
+        CREATE TABLE preferences (
+            id INTEGER PRIMARY KEY,
+            text TEXT NOT NULL CHECK (text <> ''),
+            rule TEXT NOT NULL DEFAULT '' CHECK (rule IN ('', 'not_before', 'not_after', 'no_days', 'max_per_day')),
+            value TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        )
+        """,
+    )
+
+
+@migration
+def m015_bookings_kind_and_input(conn: sqlite3.Connection) -> None:
+    """Every side effect is recorded by its tool_use id, not only bookings: the record says which tool made
+    it (`create_event`, `move_event`, `cancel_event`) and a hash of the call's input, so a resumed round
+    answers from the record and a reused id with another input is refused instead of answered wrongly.
+
+    Rows written before keep kind 'create_event' and an empty hash (not checked).
+    """
+    _run(
+        conn,
+        "ALTER TABLE bookings ADD COLUMN kind TEXT NOT NULL DEFAULT 'create_event' "
+        "CHECK (kind IN ('create_event', 'move_event', 'cancel_event'))",
+        "ALTER TABLE bookings ADD COLUMN input_hash TEXT NOT NULL DEFAULT ''",  # sha256 of the canonical JSON input
     )

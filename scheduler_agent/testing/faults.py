@@ -16,10 +16,10 @@ both do nothing unless a test set the environment variables below.
 Points in the code:
 - `after_assistant_stored`, `between_calls`, `after_results_stored` (reach) and
   `waiting_for_model` (reach_later): in the session, see `agent/session.py`.
-- `after_calendar_write` (reach): `create_event` has committed the event and its bookings
-  record, and has not returned its result yet.
-- `between_check_and_insert` (pause): inside `create_event`'s transaction, holding the write
-  lock, after the slot was found free and before the event is inserted.
+- `after_calendar_write` (reach): a change (`create_event`, `move_event`, `cancel_event`) has
+  committed the event and its bookings record, and has not returned its result yet.
+- `between_check_and_insert` (pause): inside a change's transaction, holding the write lock,
+  after every check passed and before the event is written.
 """
 
 from __future__ import annotations

@@ -1,0 +1,86 @@
+"""`scheduler-agent calendar prefs ...`: the owner's standing preferences (see calendar/prefs.py).
+
+They are rendered into the system prompt of every new user turn, so `--dump-array` shows them; the
+structured ones (`--not-before`, `--not-after`, `--no-days`, `--max-per-day`) are checked by the tools.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from scheduler_agent.calendar.prefs import add_preference, list_preferences, remove_preference
+from scheduler_agent.calendar.types import CalendarError
+from scheduler_agent.cli.calendar import calendar_session, examples
+from scheduler_agent.cli.options import DbOption
+
+prefs_app = typer.Typer(
+    name="prefs",
+    help="The owner's standing preferences: in every conversation's system prompt; the structured ones "
+    "are also checked by the tools.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@prefs_app.command(
+    "add",
+    epilog=examples(
+        'prefs add "No meetings before 10am" --not-before 10:00', 'prefs add "Keep Fridays free" --no-days fri'
+    ),
+)
+def prefs_add_command(
+    text: Annotated[str | None, typer.Argument(help="The preference in words, e.g. 'No meetings before 10am'.")] = None,
+    not_before: Annotated[
+        str | None, typer.Option("--not-before", help="No meeting starts before HH:MM (the tools check it).")
+    ] = None,
+    not_after: Annotated[
+        str | None, typer.Option("--not-after", help="No meeting ends after HH:MM (the tools check it).")
+    ] = None,
+    no_days: Annotated[
+        str | None, typer.Option("--no-days", help="No meetings on these weekdays, e.g. fri or mon,fri.")
+    ] = None,
+    max_per_day: Annotated[
+        int | None, typer.Option("--max-per-day", help="At most N of your meetings a day (the tools check it).")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Add a standing preference: free text for the model, or a rule the tools also check (one per command)."""
+    rules = {
+        "not_before": not_before,
+        "not_after": not_after,
+        "no_days": no_days,
+        "max_per_day": None if max_per_day is None else str(max_per_day),
+    }
+    given = {rule: value for rule, value in rules.items() if value is not None}
+    with calendar_session(db) as conn:
+        if len(given) > 1:
+            raise CalendarError("give one rule per `prefs add` (e.g. --not-before 10:00), then add the next")
+        rule, value = next(iter(given.items()), ("", ""))
+        preference = add_preference(conn, text, rule, value)
+        checked = f" (checked by the tools: {preference.rule_text})" if preference.rule else ""
+        typer.echo(f"Added preference #{preference.id}: {preference.text}{checked}.")
+
+
+@prefs_app.command("list", epilog=examples("prefs list"))
+def prefs_list_command(db: DbOption = None) -> None:
+    """List the standing preferences, as the system prompt shows them."""
+    with calendar_session(db) as conn:
+        preferences = list_preferences(conn)
+        if not preferences:
+            typer.echo("No preferences yet: add one with `scheduler-agent calendar prefs add TEXT`.")
+        for preference in preferences:
+            checked = f"  [checked: {preference.rule_text}]" if preference.rule else ""
+            typer.echo(f"#{preference.id}  {preference.text}{checked}")
+
+
+@prefs_app.command("remove", epilog=examples("prefs remove 1"))
+def prefs_remove_command(
+    preference_id: Annotated[int, typer.Argument(help="The preference's number, #N in `prefs list`.")],
+    db: DbOption = None,
+) -> None:
+    """Remove a standing preference."""
+    with calendar_session(db) as conn:
+        removed = remove_preference(conn, preference_id)
+        typer.echo(f"Removed preference #{removed.id}: {removed.text}.")

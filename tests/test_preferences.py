@@ -1,0 +1,140 @@
+"""Standing preferences live in the list: rendered into the system prompt (nothing when there are none),
+rendered again on each new user turn, sent as stored on a resume; carried by a cassette's fixture."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date, time
+from pathlib import Path
+
+import pytest
+from helpers import scripted_send
+
+from scheduler_agent.agent.errors import ModelUnavailable
+from scheduler_agent.agent.events import ignore
+from scheduler_agent.agent.prompt_loader import render
+from scheduler_agent.agent.session import Session, Settings, system_prompt
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.fixtures import export_fixture, load_fixture
+from scheduler_agent.calendar.people import edit_person
+from scheduler_agent.calendar.prefs import add_preference, remove_preference
+from scheduler_agent.calendar.types import parse_days
+from scheduler_agent.lessons.scripts import OVERLOADED
+from scheduler_agent.storage import db
+from scheduler_agent.storage.migrations import MIGRATIONS
+from scheduler_agent.testing.scripted_server import Reply, text
+
+CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
+BLOCK = "Standing preferences of Jordan Lee"
+
+
+def test_without_preferences_the_prompt_is_the_template_with_nothing_added(conn: sqlite3.Connection) -> None:
+    prompt = system_prompt(conn, CLOCK)
+    assert BLOCK not in prompt
+    assert "- priya: Priya Raman, Europe/London\n\nHow to work:" in prompt  # the people, then straight on
+    people = (
+        "- aiko: Aiko Tanaka, America/New_York\n- marco: Marco Rossi, Europe/Rome\n- priya: Priya Raman, Europe/London"
+    )
+    expected = render(
+        "system.md",
+        owner_name="Jordan Lee",
+        owner_tz="Europe/London",
+        weekday="Thursday",
+        today="2026-08-27",
+        next_monday="2026-08-31",
+        people=people,
+        preferences="",
+    )
+    assert prompt == expected
+
+
+def test_preferences_are_rendered_after_the_people(conn: sqlite3.Connection) -> None:
+    add_preference(conn, "No meetings before 10am", "not_before", "10:00")
+    add_preference(conn, "Prefer afternoons for 1:1s")
+    prompt = system_prompt(conn, CLOCK)
+    assert (
+        "- priya: Priya Raman, Europe/London\n\n"
+        "Standing preferences of Jordan Lee (set with `calendar prefs`; follow them in every booking):\n"
+        "- #1 No meetings before 10am [the tools check this: no meeting starts before 10:00]\n"
+        "- #2 Prefer afternoons for 1:1s\n\nHow to work:"
+    ) in prompt
+    remove_preference(conn, 1)
+    assert "#1" not in system_prompt(conn, CLOCK)
+
+
+def test_a_new_turn_renders_them_again_and_a_resume_sends_the_stored_prompt(conn: sqlite3.Connection) -> None:
+    with scripted_send([Reply([text("Hello.")]), OVERLOADED, Reply([text("Resumed.")])]) as (send, server):
+        session = Session(conn, CLOCK, send, Settings("claude-sonnet-5-5", 5), ignore)
+        session.store()
+        session.ask("Hi")
+        cid = session.cid  # the conversation is stored with its first turn
+        assert cid is not None
+        add_preference(conn, "No meetings on Fridays", "no_days", "fri")
+        with pytest.raises(ModelUnavailable):
+            session.ask("Anything on Friday?")  # this new turn renders the prompt again: with the preference
+        add_preference(conn, "Never before 11", "not_before", "11:00")  # after the turn's prompt was stored
+        resumed = Session.stored(conn, cid, send, Settings("claude-sonnet-5-5", 5), ignore, None)
+        assert resumed.resume().text == "Resumed."
+        first, second, third = (body["system"] for body in server.received)
+    assert BLOCK not in first
+    assert "- #1 No meetings on Fridays" in second
+    assert third == second  # the resume sent the stored prompt, without the later preference
+    assert "Never before 11" not in third
+
+
+def test_the_fixture_carries_preferences_and_real_hours(conn: sqlite3.Connection, tmp_path: Path) -> None:
+    edit_person(
+        conn,
+        "priya",
+        days=parse_days(["fri=off", "mon=10:00-16:00"]),
+        days_off=(date(2026, 9, 3),),
+        buffer_minutes=10,
+        lunch=(time(12, 30), time(13, 30)),
+    )
+    edit_person(conn, "you", buffer_minutes=5)
+    add_preference(conn, "No meetings before 10am", "not_before", "10:00")
+    add_preference(conn, "Keep it short")
+    fixture = export_fixture(conn)
+    assert fixture["people"][2] == {
+        "key": "priya",
+        "name": "Priya Raman",
+        "tz": "Europe/London",
+        "hours": "09:00-17:00",
+        "days": "mon=10:00-16:00 fri=off",
+        "days_off": ["2026-09-03"],
+        "buffer": 10,
+        "lunch": "12:30-13:30",
+    }
+    assert fixture["preferences"] == [
+        {"text": "No meetings before 10am", "rule": "not_before", "value": "10:00"},
+        {"text": "Keep it short"},
+    ]
+    copy = db.connect(tmp_path / "copy.db")
+    load_fixture(copy, fixture)
+    assert export_fixture(copy) == fixture
+    assert load_fixture(copy, fixture) == 0  # loading it again changes nothing
+    assert export_fixture(copy) == fixture
+
+
+def test_the_migrations_keep_old_rows_as_they_were(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    names = [name for name, _ in MIGRATIONS]
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT '')")
+    for name, apply in MIGRATIONS[: names.index("m014_people_hours_and_preferences")]:
+        apply(conn)
+        conn.execute("INSERT INTO _migrations (name) VALUES (?)", (name,))
+    conn.execute(
+        "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('you', 'Jo', 'UTC', '09:00', '17:00')"
+    )
+    conn.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked it.')")
+    applied = db.migrate(conn)
+    assert applied[:2] == ["m014_people_hours_and_preferences", "m015_bookings_kind_and_input"]
+    booking = conn.execute("SELECT kind, input_hash, result FROM bookings").fetchone()
+    assert tuple(booking) == ("create_event", "", "Booked it.")
+    person = conn.execute("SELECT days, days_off, buffer_minutes, lunch FROM people").fetchone()
+    assert tuple(person) == ("", "", 0, "")
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("INSERT INTO bookings (tool_use_id, result, kind) VALUES ('t2', 'x', 'delete_everything')")
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("INSERT INTO preferences (text, rule) VALUES ('x', 'sometimes')")
