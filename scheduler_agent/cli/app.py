@@ -21,6 +21,7 @@ from scheduler_agent.cli.options import (
     DumpArrayFileOption,
     DumpArrayOption,
 )
+from scheduler_agent.cli.view import HtmlOption, cassette_page, view_command
 
 EXIT_CODES = """Exit codes: 0 done · 1 error · 2 usage · 3 iteration bound reached (the list is valid; send a new
 message to go on) · 4 the model stopped (max_tokens, refusal, context window, pause) · 5 the API unavailable
@@ -44,6 +45,7 @@ def demo(
     list_lessons: Annotated[bool, typer.Option("--list", help="List the lessons and what each shows.")] = False,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
+    html: HtmlOption = None,
 ) -> None:
     """Replay a lesson offline (the canonical trace by default): no key, no network, a fresh calendar."""
     from scheduler_agent.lessons.catalogue import lesson_path, lessons
@@ -53,7 +55,7 @@ def demo(
             typer.echo(f"{lesson.name:22} {lesson.kind:10} {lesson.title}")
         return
     path = lesson_path(name)
-    _replay(path, dump_array, dump_array_file, teach=True)
+    _replay(path, dump_array, dump_array_file, teach=True, html=html)
 
 
 @app.command()
@@ -62,12 +64,15 @@ def replay(
     path: Annotated[Path, typer.Argument(help="A cassette (.yaml) recorded by scheduler-agent.", metavar="PATH")],
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
+    html: HtmlOption = None,
 ) -> None:
     """Replay any cassette offline, with the calendar, clock and inputs it carries; exits as the original did."""
-    _replay(path, dump_array, dump_array_file)
+    _replay(path, dump_array, dump_array_file, html=html)
 
 
-def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: bool = False) -> None:
+def _replay(
+    path: Path, dump_array: bool, dump_array_file: Path | None, teach: bool = False, html: Path | None = None
+) -> None:
     from scheduler_agent.playback.cassette_file import read_setup
     from scheduler_agent.playback.replay import replay
 
@@ -77,6 +82,8 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
     result = replay(path, report=report)
     if teach and setup.get("lesson"):
         typer.echo(f"\nWhat this shows: {setup['lesson']}")
+    if html is not None:  # the page of the cassette's requests, which the replay just sent again
+        cassette_page(path, html)
     if result.error is not None:
         raise result.error
     raise typer.Exit(result.exit_code)
@@ -85,6 +92,7 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
 app.command("ask")(cli_live.ask_command)
 app.command("chat")(cli_live.chat_command)
 app.command("resume")(cli_live.resume_command)
+app.command("view")(view_command)
 
 
 @app.command()

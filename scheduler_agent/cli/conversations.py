@@ -11,6 +11,7 @@ from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption
 from scheduler_agent.cli.render import entry_lines
+from scheduler_agent.cli.view import HtmlOption, conversation_trace, write_page
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations
 
@@ -44,8 +45,11 @@ def show_command(
     cid: IdArgument,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the array exactly as stored and sent.")] = False,
+    html: HtmlOption = None,
 ) -> None:
     """One conversation: its entries, its state and its interruption counters."""
+    if html is not None:
+        write_page(conversation_trace(db, cid), html)
     record, messages = conversations.load(connect(db), cid)
     if as_json:
         typer.echo(json.dumps(messages, indent=2, ensure_ascii=False))
