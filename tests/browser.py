@@ -37,8 +37,15 @@ def start(*, javascript: bool = True, width: int = 1150, height: int = 1400, dea
         raise BrowserUnavailable(f"selenium is not installed ({exc}): pip install -e '.[test]'") from None
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     f"--window-size={width},{height}", "--hide-scrollbars", "--no-first-run"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+        "--hide-scrollbars",
+        "--no-first-run",
+    ):
         options.add_argument(argument)
     if not javascript:
         options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})

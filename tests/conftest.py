@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from typing import Any
 from datetime import date, time
 from pathlib import Path
+from typing import Any
 
 import pytest
 

@@ -181,6 +181,12 @@ def _requests(trace: Trace) -> str:
     lines = ['<section id="requests"><h2>What each request sent</h2>']
     for request in trace.requests:
         lines.append(_request(trace, request, shown.get(request.number - 1, []), replies, by_entry))
+    unsent = shown.get(-1, [])
+    if unsent:
+        count = f"{len(unsent)} entr{'y' if len(unsent) == 1 else 'ies'}"
+        lines.append(f'<details class="unsent" open><summary>Not sent yet: {count} at the end of the list</summary>')
+        lines += [entry_html(index, trace.entries[index], by_entry.get(index, [])) for index in unsent]
+        lines.append("</details>")
     return "".join(lines) + "</section>"
 
 

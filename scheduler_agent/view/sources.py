@@ -54,7 +54,7 @@ def from_conversation(conn: sqlite3.Connection, cid: int) -> Trace:
     ]
     if not exchanges and messages:
         notes.append("This conversation has no stored replies (it was stored before replies were kept).")
-    return assemble(exchanges, title=f"conversation {record.id}", notes=notes)
+    return assemble(exchanges, title=f"conversation {record.id}", notes=notes, rest=messages)
 
 
 def from_cassette(path: Path) -> Trace:

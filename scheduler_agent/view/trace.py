@@ -94,7 +94,7 @@ class Trace:
     requests: list[Request]
     systems: list[Any]  # distinct system prompts, in order of first use
     tools: list[list[JSON]]  # distinct tool lists
-    home: list[int]  # per entry: the request (0-based) under which it is shown in full
+    home: list[int]  # per entry: the request (0-based) under which it is shown in full; -1: never sent
     findings: list[Finding] = field(default_factory=list)
     title: str = ""
     notes: list[str] = field(default_factory=list)  # what the reader should know about the source
@@ -177,7 +177,11 @@ def _usage(exchange: Exchange, body: JSON) -> tuple[JSON | None, bool]:
     return estimate, True
 
 
-def assemble(exchanges: Sequence[Exchange], *, title: str = "", notes: Sequence[str] = ()) -> Trace:
+def assemble(
+    exchanges: Sequence[Exchange], *, title: str = "", notes: Sequence[str] = (), rest: Sequence[JSON] = ()
+) -> Trace:
+    """The trace of `exchanges`; `rest` is the whole list as it ends (a stored conversation), whose entries
+    after the last request (results never sent, a turn waiting for the model) are kept with home -1."""
     entries = _Entries()
     systems: list[Any] = []
     tools: list[list[JSON]] = []
@@ -259,7 +263,9 @@ def assemble(exchanges: Sequence[Exchange], *, title: str = "", notes: Sequence[
         if exchange.status is None:
             answered = indices
         previous_reply = exchange.reply.get("content") if exchange.reply else None
-    homes = [home.get(i, max(len(requests) - 1, 0)) for i in range(len(entries.items))]
+    if rest:
+        entries.match(rest)
+    homes = [home.get(i, -1) for i in range(len(entries.items))]
     return Trace(entries.items, requests, systems, tools, homes, _unique(findings), title, list(notes))
 
 
