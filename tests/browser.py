@@ -89,6 +89,7 @@ def screenshot(out: Path) -> None:
         driver.find_element(By.ID, "q").send_keys("10am")
         height = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(1100, min(int(height) + 40, 4000))
+        driver.execute_script("window.scrollTo(0, 0)")
         driver.save_screenshot(str(out))
     finally:
         driver.quit()

@@ -10,6 +10,8 @@ import base64
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -277,3 +279,25 @@ def test_a_thousand_entry_conversation_page_grows_linearly(tmp_path: Path) -> No
     per_entry_high = (sizes[1001] - sizes[501]) / 500
     assert per_entry_high < 1.15 * per_entry_low, sizes
     assert sizes[1001] < 2_000 * 1001, sizes  # and a bound: under 2 KB a entry, timeline and chart included
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    """.ci/run installs what the browser tests need (chromium, chromium-driver) the way the README says."""
+    root = Path(__file__).resolve().parent.parent
+    command = (root / ".ci" / "run").read_text().strip().splitlines()[-1]
+    readme = (root / "README.md").read_text()
+    assert f"\n{command}\n" in readme
+    assert "apt-get install -y -qq tmux chromium chromium-driver" in command
+
+
+def test_view_starts_without_the_sdk_or_vcrpy(tmp_path: Path) -> None:
+    """Reading a cassette for its page replays nothing: neither the SDK nor vcrpy is imported."""
+    args = ["view", str(lesson_path("streamed")), "-o", str(tmp_path / "s.html")]
+    code = (
+        "import sys\nfrom scheduler_agent.cli import app\n"
+        f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', 'anthropic' in sys.modules, 'vcr' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "LOADED False False"
+    assert [len(r.indices) for r in from_cassette(lesson_path("streamed")).requests] == [1, 3, 5]  # SSE replies read

@@ -162,6 +162,10 @@ def _context_mark(trace: Trace, request: Request) -> str:
 # --- each request's array --------------------------------------------------------------------------------
 
 
+def _count(entries: int) -> str:
+    return f"{entries:,} entr{'y' if entries == 1 else 'ies'}"
+
+
 def _links(runs: list[tuple[int, int]]) -> str:
     return ", ".join(
         f'<a href="#e{a}">{a}</a>' if a == b else f'<a href="#e{a}">{a}</a>&ndash;<a href="#e{b}">{b}</a>'
@@ -203,7 +207,7 @@ def _request(
     found = [f for f in trace.findings if f.request == request.number - 1]
     summary = (
         f'<summary><span class="found-mark"></span>Request {request.number} · turn {request.turn}, iteration '
-        f"{request.iteration} · {len(request.indices):,} entries, {len(request.new):,} new · {request.bytes:,} "
+        f"{request.iteration} · {_count(len(request.indices))}, {len(request.new):,} new · {request.bytes:,} "
         f"bytes · {est}{total:,} input tokens{' · ' + str(len(found)) + ' grammar findings' if found else ''}"
         "</summary>"
     )
@@ -239,10 +243,9 @@ def _reply(trace: Trace, request: Request, by_entry: dict[int, list[Finding]]) -
         return '<div class="reply"><p class="note">The reply is not in this source.</p></div>'
     stop = f" (stop_reason: {escape(str(request.stop_reason))})" if request.stop_reason else ""
     index = request.reply_entry
-    return (
-        f'<div class="reply"><h3>The reply{stop}</h3>'
-        f"{entry_html(index, trace.entries[index], by_entry.get(index, []), ' · the reply')}</div>"
-    )
+    label = f" · the reply to request {request.number}"
+    shown = entry_html(index, trace.entries[index], by_entry.get(index, []), label)
+    return f'<div class="reply"><h3>The reply{stop}</h3>{shown}</div>'
 
 
 # --- the system prompt and tools, once --------------------------------------------------------------------
