@@ -45,7 +45,8 @@ def write_page(trace: Trace, path: Path) -> Path:
         path.chmod(0o600)
     except OSError as exc:
         raise AgentError(f"Cannot write the page to {path}: {exc.strerror or exc}; give another file with -o") from None
-    typer.echo(f"wrote {path} ({len(trace.requests)} requests, {len(page):,} bytes)", err=True)
+    count = len(trace.requests)
+    typer.echo(f"wrote {path} ({count} request{'' if count == 1 else 's'}, {len(page):,} bytes)", err=True)
     return path
 
 
@@ -100,5 +101,5 @@ def view_command(
         )
     written = write_page(trace, output or default)
     typer.echo(str(written))
-    if open_page:
-        webbrowser.open(written.resolve().as_uri())
+    if open_page and not webbrowser.open(written.resolve().as_uri()):
+        typer.echo(f"No web browser found to open it: open {written} yourself.", err=True)

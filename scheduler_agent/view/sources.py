@@ -62,7 +62,7 @@ def from_cassette(path: Path) -> Trace:
     interactions = data.get("interactions") if isinstance(data, Mapping) else None
     if not isinstance(interactions, list):
         raise AgentError(f'{path} is not a cassette: it has no "interactions" list')
-    setup = data.get("metadata", {}).get(METADATA_KEY, {}) if isinstance(data.get("metadata"), Mapping) else {}
+    setup = _get(data, "metadata", METADATA_KEY) or {}
     scripted = isinstance(setup, Mapping) and setup.get("replies") == "scripted"
     exchanges = []
     for number, interaction in enumerate(interactions, start=1):
@@ -70,7 +70,7 @@ def from_cassette(path: Path) -> Trace:
         if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
             raise AgentError(f'{path}: request {number} has no "messages" array; is it a scheduler-agent cassette?')
         reply = _body(interaction, "response") or _streamed(interaction)
-        status = interaction.get("response", {}).get("status", {}).get("code", 200)
+        status = _get(interaction, "response", "status", "code") or 200
         problem = None
         if status != 200 or not isinstance(reply, Mapping) or reply.get("type") == "error":
             error = reply.get("error", {}) if isinstance(reply, Mapping) else {}
@@ -125,11 +125,20 @@ def from_file(path: Path) -> Trace:
     return from_dump(path)
 
 
-def _encoded_size(interaction: Mapping[str, Any], body: Mapping[str, Any]) -> int:
-    raw = interaction.get("request", {}).get("body")
+def _encoded_size(interaction: Any, body: Mapping[str, Any]) -> int:
+    raw = _get(interaction, "request", "body")
     if isinstance(raw, str):
         return len(raw.encode())
     return len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _get(value: Any, *keys: str) -> Any:
+    """`value[k1][k2]...`, or None where a level is missing or not a mapping (a hand-edited cassette)."""
+    for key in keys:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
 
 
 def _yaml(path: Path) -> Any:
@@ -177,7 +186,7 @@ def _body(interaction: Any, side: str) -> Any:
 
 
 def _streamed(interaction: Any) -> Any:
-    text = interaction.get("response", {}).get("body", {}).get("string")
+    text = _get(interaction, "response", "body", "string")
     if not isinstance(text, str) or not text.lstrip().startswith("event:"):
         return None
     try:

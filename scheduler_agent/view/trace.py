@@ -133,9 +133,12 @@ class _Entries:
         """Each message's index: the first equal entry after the previous match, or a new entry."""
         indices, after = [], 0
         for message in messages:
-            seen = self.by_key.get(self.key(message), [])
-            at = bisect.bisect_left(seen, after)
-            index = seen[at] if at < len(seen) else self.add(message)
+            if after < len(self.items) and self.items[after] is message:  # a stored list's slice: the same objects
+                index = after
+            else:
+                seen = self.by_key.get(self.key(message), [])
+                at = bisect.bisect_left(seen, after)
+                index = seen[at] if at < len(seen) else self.add(message)
             indices.append(index)
             after = index + 1
         return indices
@@ -195,18 +198,26 @@ def assemble(
     previous_messages: Sequence[JSON] | None = None
     previous_reply: JSON | None = None
     turn, spoken_at = 0, -1
+    kinds: dict[int, Any] = {}  # per entry: "spoken" (the person spoke), else its role
     for number, exchange in enumerate(exchanges):
         indices = entries.match(exchange.messages)
-        for index in indices:
+        if answered is not None and indices[: len(answered)] == answered:
+            new = indices[len(answered) :]  # the usual case: the array grew at its end
+        else:
+            sent_before = set(answered or [])
+            new = [i for i in indices if i not in sent_before]
+        for index in new:  # an entry is new in the first request that sends it
             home.setdefault(index, number)
-        sent_before = set(answered or [])
-        new = [i for i in indices if i not in sent_before]
-        spoken = [i for i, m in zip(indices, exchange.messages, strict=True) if _spoken(m)]
-        if spoken and spoken[-1] != spoken_at:
-            turn, spoken_at = turn + 1, spoken[-1]
-        iteration = 1 + sum(
-            1 for i, m in zip(indices, exchange.messages, strict=True) if i > spoken_at and m.get("role") == "assistant"
-        )
+        iteration = 1  # the model calls since the person last spoke, counted back from the end (as the loop does)
+        for index in reversed(indices):
+            if index not in kinds:
+                item = entries.items[index]
+                kinds[index] = "spoken" if _spoken(item) else item.get("role") if isinstance(item, dict) else None
+            if kinds[index] == "spoken":
+                if index != spoken_at:
+                    turn, spoken_at = turn + 1, index
+                break
+            iteration += kinds[index] == "assistant"
         before = (len(systems), len(tools))
         system_version = _version(systems, exchange.system)
         tools_version = _version(tools, list(exchange.tools) if exchange.tools is not None else None)
