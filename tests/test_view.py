@@ -227,7 +227,9 @@ def test_grammar_findings_and_a_changed_system_prompt_are_shown_where_they_are(t
 
 def test_bad_sources_get_one_line(tmp_path: Path, demo_db: Path) -> None:
     (tmp_path / "bad.jsonl").write_text("not json\n")
+    (tmp_path / "edited.yaml").write_text("interactions:\n- request: 5\n  response: 7\n")
     for args in (
+        ["view", str(tmp_path / "edited.yaml")],
         ["view", "nonsense"],
         ["view", "7", "--db", str(tmp_path / "missing.db")],
         ["view", "7", "--db", str(demo_db)],

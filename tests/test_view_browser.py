@@ -103,15 +103,20 @@ def open_request(driver: Any, number: int) -> Any:
 
 
 def search(driver: Any, query: str) -> dict[int, str]:
+    """Type `query` into the search box, as a person does, and read each request's mark in the table (in one
+    call: 500 rows read cell by cell would be a thousand WebDriver round trips)."""
     box = driver.find_element(By.ID, "q")
     box.send_keys(Keys.CONTROL, "a")
     box.send_keys(Keys.BACKSPACE)  # as a person empties the box (clear() sends no input event)
     if query:
         box.send_keys(query)
-    rows = css(driver, "table.timeline tbody tr[data-request]")
-    return {
-        int(row.get_attribute("data-request")): row.find_element(By.CSS_SELECTOR, ".found-col").text for row in rows
-    }
+    found = driver.find_element(By.ID, "found")  # the page searches once typing pauses: wait (5 s at most)
+    WebDriverWait(driver, 5).until(lambda _: found.get_attribute("data-query") == query.strip().lower())
+    return {number: text for number, text in driver.execute_script(READ_MARKS)}
+
+
+READ_MARKS = """return Array.from(document.querySelectorAll("table.timeline tbody tr[data-request]"), (row) =>
+    [Number(row.dataset.request), row.querySelector(".found-col").innerText])"""
 
 
 def test_searching_10am_marks_the_requests_where_the_rule_is_missing(browser: Any, tmp_path: Path) -> None:
@@ -164,3 +169,16 @@ def test_a_script_in_a_tool_result_and_an_event_title_is_shown_as_text_and_runs_
     assert PAYLOAD in details.find_element(By.CSS_SELECTOR, ".array [data-call='toolu_x1']").text
     assert len(css(browser, "script")) == 1  # nothing became an element
     assert search(browser, "alert(1)") == {1: "✗ missing", 2: "✓ present"}  # and the page's own script still runs
+
+
+def test_a_thousand_entry_conversation_opens_and_searches_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    from test_view import stored
+
+    database = stored(tmp_path / "big.db", 1001)
+    browser.get(page_of(tmp_path, "1", "--db", str(database)))
+    assert len(css(browser, "svg.chart g.bar")) == len(css(browser, "details.request")) == 500
+    marks = search(browser, "nothing before 10am")  # the person's first turn is in every array
+    assert len(marks) == 500 and set(marks.values()) == {"✓ present"}
+    assert set(search(browser, "w999").values()) == {"✗ missing"}  # the last result was never sent
+    details = open_request(browser, 500)
+    assert len(details.find_elements(By.CSS_SELECTOR, ".array > .entry")) == 999

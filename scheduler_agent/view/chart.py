@@ -50,7 +50,8 @@ def chart_svg(rows: Sequence[Figures]) -> str:
     parts.append("</svg>")
     legend = (
         '<p class="legend"><span class="key new"></span> new in the request '
-        '<span class="key resent"></span> resent, not cached <span class="key cached"></span> read from the cache'
+        '<span class="key resent"></span> resent, not cached (the system prompt and tools too) '
+        '<span class="key cached"></span> read from the cache'
         "</p>"
     )
     return "".join(parts) + legend

@@ -83,22 +83,34 @@
   var form = document.getElementById("search");
   var input = document.getElementById("q");
   var found = document.getElementById("found");
+  var texts = null; // each entry's text, lower-cased, read once: entries never change
+  var lowered = function () {
+    if (texts === null) {
+      texts = [];
+      document.querySelectorAll(".entry[id]").forEach(function (node) {
+        texts[Number(node.dataset.e)] = node.textContent.toLowerCase();
+      });
+    }
+    return texts;
+  };
   var search = function () {
     query = input.value.trim().toLowerCase();
-    var has = {};
     var present = [], missing = [];
+    var all = lowered();
+    var before = [0]; // before[i]: how many entries below i hold the text, so a run is checked at once
+    for (var i = 0; i < all.length; i++) {
+      before.push(before[i] + (query !== "" && all[i] !== undefined && all[i].indexOf(query) >= 0 ? 1 : 0));
+    }
     document.body.classList.toggle("searching", query !== "");
     document.querySelectorAll("details.request").forEach(function (details) {
       var number = Number(details.dataset.request);
       var row = document.getElementById("t" + number);
       var inArray = false;
       if (query !== "") {
-        inArray = indices(details).some(function (i) {
-          if (!(i in has)) {
-            var home = entryHome(i);
-            has[i] = !!home && home.textContent.toLowerCase().indexOf(query) >= 0;
-          }
-          return has[i];
+        inArray = (details.dataset.ranges || "").split(",").some(function (run) {
+          if (!run) { return false; }
+          var ends = run.split("-").map(Number);
+          return before[Math.min(ends[1] + 1, all.length)] - before[Math.min(ends[0], all.length)] > 0;
         });
         (inArray ? present : missing).push(number);
       }
@@ -107,16 +119,23 @@
         node.classList.toggle("present", query !== "" && inArray);
         node.classList.toggle("missing", query !== "" && !inArray);
         var cell = node.querySelector(node === row ? ".found-col" : ".found-mark");
-        if (cell) { cell.textContent = query === "" ? "" : (inArray ? "✓ present" : "✗ missing"); }
+        if (cell) { cell.textContent = query === "" ? "" : (inArray ? "\u2713 present" : "\u2717 missing"); }
       });
     });
     mark(document);
     found.textContent = query === "" ? "" :
       "in requests " + (spans(present) || "none") + "; missing from " + (spans(missing) || "none");
+    found.dataset.query = query; // done: what the marks are for
+  };
+  var pending = null;
+  var later = function () { // while a person types, search once they pause
+    if (pending !== null) { clearTimeout(pending); }
+    delete found.dataset.query; // the marks are stale until the search runs
+    pending = setTimeout(function () { pending = null; search(); }, 120);
   };
   if (form && input) {
     form.hidden = false;
     form.addEventListener("submit", function (event) { event.preventDefault(); });
-    input.addEventListener("input", search);
+    input.addEventListener("input", later);
   }
 })();
