@@ -74,6 +74,7 @@ def start(*, javascript: bool = True, width: int = 1150, height: int = 1400, dea
 def screenshot(out: Path) -> None:
     """The `no_mornings` page with request 2 open and "10am" searched, as a PNG."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.wait import WebDriverWait
 
     from scheduler_agent.lessons.catalogue import lesson_path
     from scheduler_agent.view.page import build_page
@@ -87,6 +88,8 @@ def screenshot(out: Path) -> None:
         driver.get(page.as_uri())
         driver.find_element(By.CSS_SELECTOR, "#r2 > summary").click()
         driver.find_element(By.ID, "q").send_keys("10am")
+        found = driver.find_element(By.ID, "found")  # the page searches once typing pauses
+        WebDriverWait(driver, 5).until(lambda _: found.get_attribute("data-query") == "10am")
         height = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(1100, min(int(height) + 40, 4000))
         driver.execute_script("window.scrollTo(0, 0)")
