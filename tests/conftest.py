@@ -38,7 +38,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 @pytest.fixture
 def demo_db(tmp_path: Path) -> Path:
     """A calendar file seeded with the demo data."""
-    from scheduler_agent.calendar.store import seed_demo
+    from scheduler_agent.calendar.fixtures import seed_demo
     from scheduler_agent.storage import db
 
     path = tmp_path / "cal.db"
@@ -68,7 +68,7 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ScriptedServe
 @pytest.fixture
 def conn(tmp_path: Path) -> sqlite3.Connection:
     """The demo calendar, open."""
-    from scheduler_agent.calendar.store import seed_demo
+    from scheduler_agent.calendar.fixtures import seed_demo
     from scheduler_agent.storage.db import connect
 
     conn = connect(tmp_path / "calendar.db")

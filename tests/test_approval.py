@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from scheduler_agent.agent.approval import ApprovingToolbox, Decision
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.calendar.clock import Clock, parse_pin
-from scheduler_agent.calendar.store import seed_demo
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.cli import app
 from scheduler_agent.playback.cassette_file import read_setup

@@ -11,27 +11,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from scheduler_agent.calendar.store import (
-    CalendarError,
-    ImportedEvent,
-    Recurrence,
-    add_event,
-    add_person,
-    demo_fixture,
-    event_records,
-    events_for,
-    export_fixture,
-    find_person,
-    get_event,
-    get_owner,
-    import_events,
-    list_people,
-    load_fixture,
-    occurrences,
-    parse_hours,
-    seed_demo,
-    set_owner,
-)
+from scheduler_agent.calendar.events import add_event, event_records, events_for, get_event
+from scheduler_agent.calendar.fixtures import demo_fixture, export_fixture, load_fixture, seed_demo
+from scheduler_agent.calendar.imports import import_events
+from scheduler_agent.calendar.people import add_person, find_person, get_owner, list_people, set_owner
+from scheduler_agent.calendar.recurrence import occurrences
+from scheduler_agent.calendar.types import CalendarError, ImportedEvent, Recurrence, parse_hours
 from scheduler_agent.cli.options import default_db_path
 from scheduler_agent.storage import db
 from scheduler_agent.storage.migrations import MIGRATIONS

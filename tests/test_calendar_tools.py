@@ -16,7 +16,8 @@ from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import MAX_RESULT_CHARS, ToolError, answer_call
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
-from scheduler_agent.calendar.store import add_event, add_person
+from scheduler_agent.calendar.events import add_event
+from scheduler_agent.calendar.people import add_person
 from scheduler_agent.calendar.tools import CalendarTools
 
 DEMO_CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scheduler_agent.calendar.store import seed_demo
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.storage.db import connect
 
 # Both processes import everything, meet at a barrier (files), then run the CLI at once.

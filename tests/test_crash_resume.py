@@ -8,21 +8,19 @@ process and checks the store, the calendar, and every request the server receive
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from scheduler_agent.agent.events import Event, RoundAnswered
 from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
-from scheduler_agent.calendar.store import seed_demo
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
@@ -50,18 +48,7 @@ def server() -> Iterator[ScriptedServer]:
 
 
 def cli(args: list[str], server: ScriptedServer, fault: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
-    env |= {
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": "sk-ant-test-dummy",
-        "SCHEDULER_AGENT_FAULT_DELAY": "0.2",
-        "SCHEDULER_AGENT_STRICT": "1",
-    }
-    if fault:
-        env["SCHEDULER_AGENT_FAULT"] = fault
-    command = [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args]
-    # From a neutral directory, `python -c` imports the installed package, not the source tree.
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir())
+    return run_cli(args, server, fault)
 
 
 def bookings_on_monday_at_two(path: Path) -> int:

@@ -19,7 +19,8 @@ from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, answer_call, run_call
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
-from scheduler_agent.calendar.store import cancel_event, seed_demo
+from scheduler_agent.calendar.events import cancel_event
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.storage.db import connect
 from scheduler_agent.testing import faults

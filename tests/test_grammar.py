@@ -162,8 +162,8 @@ RULES: list[tuple[str, list[Any], Mode, list[tuple[str, str]]]] = [
         [
             (
                 "messages[0]",
-                "must start with a user turn, not an assistant turn "
-                '(the API: messages: first message must use the "user" role)',
+                "the list starts with an assistant turn, not a user turn: current models accept it, older ones "
+                'answered "messages: first message must use the "user" role"',
             )
         ],
     ),
@@ -175,9 +175,9 @@ RULES: list[tuple[str, list[Any], Mode, list[tuple[str, str]]]] = [
     ),
     (
         "bad role",
-        [{"role": "system", "content": "hi"}],
+        [{"role": "tool", "content": "hi"}],
         "request",
-        [("messages[0].role", 'the role must be "user" or "assistant", not "system"')],
+        [("messages[0].role", 'the role must be "user" or "assistant" (or "system" for a system entry), not "tool"')],
     ),
     (
         "extra key",
@@ -361,7 +361,8 @@ RULES: list[tuple[str, list[Any], Mode, list[tuple[str, str]]]] = [
         [
             (
                 "messages[3].content[0]",
-                "the `tool_use` id a is used again (first at messages[1].content[0]); call ids must be unique",
+                "the `tool_use` id a is used again (first at messages[1].content[0]): the API accepts an id again "
+                "in a later round",
             )
         ],
     ),
@@ -425,6 +426,20 @@ def test_each_rule_reports_its_position_and_cause(
     assert wheres(violations) == [where for where, _ in expected], violations
     for violation, (_, cause) in zip(violations, expected, strict=True):
         assert cause in violation.cause
+
+
+WARNINGS = {  # the rules above whose findings the API accepts (the rest are errors: the API rejects them)
+    "starts with an assistant turn": ["warning"],
+    "no user turn after the call": ["error", "warning"],
+    "tool id used twice": ["warning"],
+    "two user turns": ["warning"],
+}
+
+
+@pytest.mark.parametrize(("name", "messages", "mode", "expected"), RULES, ids=[r[0] for r in RULES])
+def test_each_rule_has_its_level(name: str, messages: list[Any], mode: Mode, expected: list[tuple[str, str]]) -> None:
+    levels = [violation.level for violation in check(messages, mode=mode)]
+    assert levels == WARNINGS.get(name, ["error"] * len(expected))
 
 
 def test_every_violation_is_reported_in_order() -> None:

@@ -16,8 +16,9 @@ from typer.testing import CliRunner, Result
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.slots import week_span
-from scheduler_agent.calendar.store import events_for, seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.cli.calendar import calendar_app
 from scheduler_agent.storage import db as database

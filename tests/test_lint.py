@@ -100,7 +100,8 @@ def test_violations_exit_1_one_line_each(tmp_path: Path) -> None:
         "messages[2]",
     ]
     assert result.lines[3] == f"{path}: messages[2]: {API_MISSING_RESULTS.format(ids='toolu_2')}"
-    assert result.summary == f"{path}: 4 violations in a conversation of 5 entries"
+    assert result.summary == f"{path}: 4 violations (3 errors, 1 warning) in a conversation of 5 entries"
+    assert result.lines[0].startswith(f"{path}: messages[1]: warning: two user turns in a row")
 
 
 def test_violations_and_an_interruption_exit_1_and_say_both(tmp_path: Path) -> None:
@@ -184,11 +185,14 @@ def test_a_cassette_catches_an_assistant_turn_rebuilt_from_a_few_fields(tmp_path
         turn["content"] = [{**block, "input": {"person": "priya"}} for block in turn["content"]]
 
     path = edited_cassette(tmp_path, rebuild)
-    [line] = lint_file(path).lines
+    result = lint_file(path)
+    [line] = result.lines
     assert line.startswith(
-        f"{path}: request 2: messages[1]: the assistant turn is not the provider's own content: it differs at "
-        "content[0].input.week (only received)"
+        f"{path}: request 2: messages[1]: warning: the assistant turn is not the provider's own content: it "
+        "differs at content[0].input.week (only received)"
     )
+    assert result.exit_code == EXIT_CLEAN  # the API cannot see it: a warning, printed ...
+    assert lint_file(path, strict=True).exit_code == EXIT_VIOLATIONS  # ... that fails when strict
 
 
 def test_a_cassette_with_json_string_bodies(tmp_path: Path) -> None:
@@ -247,7 +251,9 @@ def test_a_rebuilt_turn_is_caught_in_a_streamed_cassette_too(tmp_path: Path) -> 
     path = tmp_path / "rebuilt.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     result = lint_file(path)
-    assert result.exit_code == 1
+    assert (result.exit_code, result.warnings, result.errors) == (0, 1, 0)  # the API accepts it: a warning
+    assert lint_file(path, strict=True).exit_code == 1
     assert any(
-        "request 2: messages[1]: the assistant turn is not the provider's own content" in line for line in result.lines
+        "request 2: messages[1]: warning: the assistant turn is not the provider's own content" in line
+        for line in result.lines
     )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import pytest
-from scripted import scripted_send
+from helpers import scripted_send
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.events import Event, Stop, ToolCalled, TurnEnded
@@ -108,7 +108,7 @@ def test_the_bound_stops_a_model_that_never_stops_asking_with_the_list_valid() -
     assert outcome.stop is Stop.ITERATION_BOUND and outcome.stop.exit_code == 3
     assert len(received) == 3
     assert len(messages) == 7 and messages[-1]["content"][0]["tool_use_id"] == "toolu_2"
-    assert "Stopped after 3 iterations" in outcome.statement and "echo(word='2')" in outcome.statement
+    assert "Stopped after 3 iterations" in outcome.statement and 'echo(word="2")' in outcome.statement
     assert isinstance(events[-1], TurnEnded)
     assert iterations_in_turn(messages) == 3
     add_user_text(messages, "keep going")  # new text joins the results' turn: no two user turns in a row

@@ -61,13 +61,22 @@ def test_tool_definitions_are_a_prompt_file() -> None:
 
 
 def test_the_default_model_is_current_in_the_sdk() -> None:
-    from anthropic._data import DEPRECATED_MODELS
     from anthropic.types.model import Model
 
     known = get_args(get_args(Model)[0])
     assert DEFAULT_MODEL in known
-    assert DEFAULT_MODEL not in DEPRECATED_MODELS
     assert known.index(DEFAULT_MODEL) < known.index("claude-sonnet-4-5")  # newer than the deprecated line
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        assert DEFAULT_MODEL not in DEPRECATED_MODELS
+
+
+def test_the_sdk_does_not_warn_that_the_default_model_is_deprecated() -> None:
+    from helpers import DUMMY_KEY
+
+    from scheduler_agent.api.client import make_client
+    from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
+
+    with ScriptedServer([Reply([text("ok")])]) as server:
+        client = make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)  # the SDK warns when asked for a deprecated model
+            client.messages.create(model=DEFAULT_MODEL, max_tokens=16, messages=[{"role": "user", "content": "hi"}])
+    assert len(server.received) == 1

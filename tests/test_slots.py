@@ -8,6 +8,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import (
     Interval,
     NoWindowsReason,
@@ -20,7 +23,7 @@ from scheduler_agent.calendar.slots import (
     subtract,
     week_span,
 )
-from scheduler_agent.calendar.store import Person, events_for, get_owner, seed_demo
+from scheduler_agent.calendar.types import Person
 from scheduler_agent.storage.db import connect
 
 LONDON = ZoneInfo("Europe/London")

@@ -324,3 +324,92 @@ def test_the_streamed_cassette_stores_the_event_streams_as_they_came() -> None:
     bodies = [i["response"]["body"]["string"] for i in data["interactions"]]
     assert all(isinstance(b, str) and "event: content_block_delta" in b for b in bodies)
     assert sum(b.count('"type":"input_json_delta"') for b in bodies) > 2
+
+
+# --- the assembler on what the API also sends: compaction, new event types, cut-off blocks ----------
+
+
+def stream_of(*blocks: tuple[JSON, list[JSON]], stop: bool = True) -> list[tuple[str, JSON]]:
+    """A stream of blocks, each (its start, its deltas), closed properly."""
+    start: JSON = {"id": "msg_c1", "type": "message", "role": "assistant", "model": "m", "content": []}
+    start |= {"stop_reason": None, "usage": {"input_tokens": 3, "output_tokens": 1}}
+    events: list[tuple[str, JSON]] = [("message_start", {"type": "message_start", "message": start})]
+    for index, (block, deltas) in enumerate(blocks):
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
+        for delta in deltas:
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}}))
+    return [*events, ("message_stop", {"type": "message_stop"})] if stop else events
+
+
+SUMMARY = "The person asked for a slot with Sam; Tuesday 9:00 was booked."
+COMPACTED = stream_of(
+    ({"type": "compaction", "content": None}, [{"type": "compaction_delta", "content": SUMMARY}]),
+    (text(""), [{"type": "text_delta", "text": "Hello"}, {"type": "text_delta", "text": " again."}]),
+)
+
+
+def test_a_compaction_block_gets_its_content_from_the_compaction_delta() -> None:
+    message = assemble(COMPACTED)
+    assert message["content"] == [{"type": "compaction", "content": SUMMARY}, text("Hello again.")]
+    assert list(message["content"][0]) == ["type", "content"]  # the API's key order
+
+
+def test_an_event_type_the_assembler_does_not_know_is_skipped_and_counted() -> None:
+    from collections import Counter
+
+    heartbeat: tuple[str, JSON] = ("thread_heartbeat", {"type": "thread_heartbeat"})
+    events = [COMPACTED[0], heartbeat, *COMPACTED[1:4], heartbeat, *COMPACTED[4:]]
+    skipped: Counter[str] = Counter()
+    assert assemble(events, skipped=skipped) == assemble(COMPACTED)
+    assert skipped == {"thread_heartbeat": 2}
+    assert assemble(events)["content"][1] == text("Hello again.")  # no counter given: skipped all the same
+
+
+def test_a_delta_type_the_assembler_does_not_know_is_an_error_that_names_it() -> None:
+    events = stream_of((text(""), [{"type": "text_delta", "text": "Hi"}, {"type": "shimmer_delta", "glow": 1}]))
+    with pytest.raises(IncompleteStream, match=r"block 0 \(a 'text' block\) got a delta of type 'shimmer_delta'"):
+        assemble(events)
+
+
+def test_a_block_still_open_at_message_stop_or_at_the_end_is_an_incomplete_stream() -> None:
+    call = tool_use("toolu_cut", "find_free_slots", {})
+    pieces = [{"type": "input_json_delta", "partial_json": '{"person": "sam", '}]
+    whole = stream_of((text(""), [{"type": "text_delta", "text": "Looking."}]), (call, pieces))
+    without_stop = [
+        event for event in whole if event != ("content_block_stop", {"type": "content_block_stop", "index": 1})
+    ]
+    with pytest.raises(IncompleteStream, match=r"block 1 \(tool_use\) still open at message_stop"):
+        assemble(without_stop)  # never a tool call whose input is {} although the model sent part of it
+    cut = without_stop[: without_stop.index(("message_delta", without_stop[-2][1]))]
+    with pytest.raises(IncompleteStream, match=r"block 1 \(tool_use\) still open when the stream ended"):
+        assemble(cut)
+
+
+def test_an_error_event_and_misplaced_events_are_incomplete_streams_not_crashes() -> None:
+    events = stream_of((text(""), [{"type": "text_delta", "text": "Hi"}]))
+    error: tuple[str, JSON] = (
+        "error",
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    )
+    with pytest.raises(IncompleteStream, match="the stream carried an error event"):
+        assemble([*events[:3], error])
+    stray = (
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 5, "delta": {"type": "text_delta", "text": "x"}},
+    )
+    with pytest.raises(IncompleteStream, match="a delta for block 5, which is not open"):
+        assemble([*events[:3], stray, *events[3:]])
+    with pytest.raises(IncompleteStream, match="a content_block_delta event the assembler cannot place"):
+        assemble([*events[:2], ("content_block_delta", {"type": "content_block_delta", "index": 0})])
+
+
+def test_a_message_delta_field_beside_the_delta_is_kept_before_usage() -> None:
+    events = stream_of((text(""), [{"type": "text_delta", "text": "Done."}]))
+    management = {"applied_edits": []}
+    name, data = events[-2]
+    events[-2] = (name, {**data, "context_management": management})
+    message = assemble(events)
+    assert message["context_management"] == management
+    assert list(message)[-3:] == ["stop_reason", "context_management", "usage"]

@@ -1,1 +1,15 @@
-"""TODO"""
+"""The agent: read this folder first. It is a while-loop around a stateless model:
+
+    messages = [user_message]
+    while True:
+        reply = model(messages, tools)
+        messages.append(reply)                 # the assistant turn, verbatim, before anything runs
+        if no tool_use in reply: return its text
+        messages.append(results_for(reply))    # ONE user turn: one tool_result per tool_use id
+
+`loop.run_turn` is that loop; `toolbox` turns each call into exactly one `tool_result`; `request`
+builds the body (a pure function); `events` is what the loop reports; `trim` bounds what is sent;
+`deadline` bounds a tool call. These are the pure core and import nothing else of the package.
+`session` wires the loop to the grammar check, the store and the calendar; `approval` asks the
+person before a side effect; `prompt_loader` reads the prompt files in the top-level `prompts/`.
+"""

@@ -1,7 +1,7 @@
 """Exceptions meant for people: caught once, at the CLI edge, and shown as one line.
 
 Each carries the exit code the CLI returns. Failures meant for the model are not
-exceptions: they are `tool_result` blocks with `is_error: true` (see tools.py).
+exceptions: they are `tool_result` blocks with `is_error: true` (see agent/toolbox.py).
 """
 
 from __future__ import annotations
@@ -9,6 +9,12 @@ from __future__ import annotations
 
 class AgentError(Exception):
     """A failure a person must act on. `str(error)` is the one line they see."""
+
+    exit_code = 1
+
+
+class InputError(AgentError):
+    """Something a person typed (an option, an argument) is not valid; the message says what to give."""
 
     exit_code = 1
 

@@ -1,17 +1,12 @@
 """The agent: a while-loop around a stateless model. The message list is the whole of its state.
 
-    messages = [user_message]
-    while True:
-        reply = model(messages, tools)
-        messages.append(reply)                 # the assistant turn, verbatim, before anything runs
-        if no tool_use in reply: return its text
-        messages.append(results_for(reply))    # ONE user turn: one tool_result per tool_use id
-
-`run_turn` below is that loop, plus a bound. Everything else is a helper it calls.
+`run_turn` below is the five-line loop of this package's docstring (`agent/__init__.py`), plus a
+bound. Everything else here is a helper it calls.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from scheduler_agent.agent.events import (
@@ -120,7 +115,8 @@ def text_of(reply: JSON) -> str:
 
 
 def describe_call(call: JSON) -> str:
-    args = ", ".join(f"{key}={value!r}" for key, value in call.get("input", {}).items())
+    """`create_event(with="priya", minutes=30)`: a call as a person reads it, its values as JSON."""
+    args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in call.get("input", {}).items())
     return f"{call['name']}({args})"
 
 

@@ -1,6 +1,6 @@
 """A conversation around the loop: its list, what else the API sees, the checks and the store.
 
-`run_turn` (loop.py) is the agent. A Session gives it a request builder that checks the
+`run_turn` (agent/loop.py) is the agent. A Session gives it a request builder that checks the
 list's grammar before every request, and listens to its events to store the list as it
 grows. The list stays a plain `list` of dicts, in `session.messages`, for anyone to read.
 """
@@ -33,7 +33,7 @@ from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, CallStatus, Too
 from scheduler_agent.agent.trim import TRIMS
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
-from scheduler_agent.calendar.store import get_owner, list_people
+from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check, conversation_state
 from scheduler_agent.storage import conversations
@@ -65,7 +65,7 @@ class Settings:
     max_tokens: int = DEFAULT_MAX_TOKENS
     context_budget: int | None = None  # estimated tokens; None sends the whole list
     tool_deadline: float = TOOL_DEADLINE_SECONDS
-    trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (trim.py)
+    trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (agent/trim.py)
     stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
+from scheduler_agent.agent.errors import InputError
+
 # A pin given as a bare date (`--today 2026-08-27`) means that morning at this hour, local time.
 DEFAULT_PIN_TIME = time(9, 0)
 
@@ -46,7 +48,7 @@ class Clock:
 def parse_pin(text: str) -> tuple[date, time]:
     """Parse `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM` (the `--today` option) into a date and a time of day.
 
-    Raises ValueError with a message a person can act on.
+    Raises InputError with a message a person can act on.
     """
     value = text.strip()
     try:
@@ -57,7 +59,7 @@ def parse_pin(text: str) -> tuple[date, time]:
             return moment.date(), moment.time().replace(second=0, microsecond=0)
         return date.fromisoformat(value), DEFAULT_PIN_TIME
     except ValueError:
-        raise ValueError(
+        raise InputError(
             f"--today {text!r} is not a date: use YYYY-MM-DD (e.g. 2026-08-27) or YYYY-MM-DDTHH:MM "
             "(e.g. 2026-08-27T09:00), in the owner's local time"
         ) from None

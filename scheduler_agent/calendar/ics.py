@@ -23,7 +23,11 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 
-from scheduler_agent.calendar.store import (
+from scheduler_agent.calendar.events import event_records
+from scheduler_agent.calendar.imports import import_events
+from scheduler_agent.calendar.people import get_owner, list_people, match_people, names_owner
+from scheduler_agent.calendar.recurrence import check_rule
+from scheduler_agent.calendar.types import (
     OWNER_KEY,
     CalendarError,
     EventRecord,
@@ -31,13 +35,6 @@ from scheduler_agent.calendar.store import (
     ImportedEvent,
     Person,
     Recurrence,
-    check_rule,
-    event_records,
-    get_owner,
-    import_events,
-    list_people,
-    match_people,
-    names_owner,
 )
 
 PRODID = "-//scheduler-agent//scheduler-agent//EN"

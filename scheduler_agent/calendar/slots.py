@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from scheduler_agent.calendar.store import Person
+from scheduler_agent.calendar.types import Person
 
 Interval = tuple[datetime, datetime]  # [start, end), aware
 

@@ -22,7 +22,10 @@ from zoneinfo import ZoneInfo
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, ToolError
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.calendar.bookings import booking_for, record_booking
 from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.events import add_event, events_for
+from scheduler_agent.calendar.people import get_owner, list_people, match_people, names_owner
 from scheduler_agent.calendar.slots import (
     Interval,
     NoWindowsReason,
@@ -37,20 +40,7 @@ from scheduler_agent.calendar.slots import (
     shared_working_hours,
     week_span,
 )
-from scheduler_agent.calendar.store import (
-    OWNER_KEY,
-    CalendarError,
-    Event,
-    Person,
-    add_event,
-    booking_for,
-    events_for,
-    get_owner,
-    list_people,
-    match_people,
-    names_owner,
-    record_booking,
-)
+from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.testing import faults
 

@@ -2,17 +2,18 @@
 
 Only the commands that call the model or replay a cassette (`ask`, `chat`, `resume`, `demo`,
 `replay`) import the SDK and vcrpy, inside the command: `--help`, `calendar`, `conversations`,
-`stats` and `lint` start without them. Live sessions are in cli_live.py.
+`stats` and `lint` start without them. Live sessions are in cli/live.py.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from scheduler_agent.cli import live as cli_live
+from scheduler_agent.cli import live
 from scheduler_agent.cli.calendar import calendar_app, connect
 from scheduler_agent.cli.conversations import conversations_app
 from scheduler_agent.cli.edge import person_facing
@@ -78,7 +79,7 @@ def _replay(
 
     setup = read_setup(path)
     estimated = setup.get("replies") == "scripted"
-    report = cli_live.reporters(dump_array, dump_array_file, estimated, replaying=True, usage=True)
+    report = live.reporters(dump_array, dump_array_file, estimated, replaying=True, usage=True)
     result = replay(path, report=report)
     if teach and setup.get("lesson"):
         typer.echo(f"\nWhat this shows: {setup['lesson']}")
@@ -89,9 +90,9 @@ def _replay(
     raise typer.Exit(result.exit_code)
 
 
-app.command("ask")(cli_live.ask_command)
-app.command("chat")(cli_live.chat_command)
-app.command("resume")(cli_live.resume_command)
+app.command("ask")(live.ask_command)
+app.command("chat")(live.chat_command)
+app.command("resume")(live.resume_command)
 app.command("view")(view_command)
 
 
@@ -115,11 +116,16 @@ def lint(
         Path,
         typer.Argument(help="A JSON array of messages, {messages: [...]}, a dump file or a cassette.", metavar="PATH"),
     ],
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Warnings (what the API accepts) fail too; also SCHEDULER_AGENT_STRICT=1."),
+    ] = False,
 ) -> None:
-    """Check a message list's grammar: exit 0 clean, 1 violations, 6 a conversation that is only interrupted."""
+    """Check a message list's grammar: exit 0 clean or warnings only, 1 errors, 6 a conversation that is only
+    interrupted."""
     from scheduler_agent.grammar.lint import lint_file
 
-    result = lint_file(path)
+    result = lint_file(path, strict=strict or os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
     for line in result.lines:
         typer.echo(line)
     raise typer.Exit(result.exit_code)

@@ -18,22 +18,12 @@ from zoneinfo import ZoneInfo
 import typer
 
 from scheduler_agent.calendar.clock import Clock, parse_pin
+from scheduler_agent.calendar.events import cancel_event, events_for
+from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.calendar.people import add_person, get_owner, list_people, set_owner
 from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
-from scheduler_agent.calendar.store import (
-    OWNER_KEY,
-    CalendarError,
-    Event,
-    Person,
-    add_person,
-    cancel_event,
-    events_for,
-    get_owner,
-    list_people,
-    parse_hours,
-    seed_demo,
-    set_owner,
-)
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
+from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person, parse_hours
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, TodayOption, default_db_path
 from scheduler_agent.storage.db import open_db

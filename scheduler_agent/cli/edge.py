@@ -1,19 +1,27 @@
 """The CLI's edge: where every failure a person can meet becomes one line on stderr and an exit code.
 
-Caught once, here, never inside the loop or the tools: a traceback never reaches a person.
+Caught once, here, never inside the loop or the tools. What is meant for people (an `AgentError`,
+a `ToolError` from a command that books as the model does, a database still locked) is one line and
+its exit code. Anything else is a bug: it gets one line saying so, and its traceback goes to a file
+(or to stderr with SCHEDULER_AGENT_DEBUG=1), never to the screen unasked.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import typer
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.store import CalendarError
+from scheduler_agent.storage.db import data_dir
+
+DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
 
 
 def fail(message: str, code: int) -> None:
@@ -26,11 +34,38 @@ def person_facing() -> Iterator[None]:
     """Use as `with person_facing():` or as a decorator on a command."""
     try:
         yield
+    except (typer.Exit, typer.Abort, typer.TyperException):
+        raise  # Typer's own ways out: an exit code, a usage error
     except AgentError as exc:
         fail(str(exc), exc.exit_code)
-    except (CalendarError, ToolError, ValueError) as exc:
+    except ToolError as exc:
         fail(str(exc), 1)
-    except sqlite3.Error as exc:  # e.g. still locked by another process after the busy timeout
+    except sqlite3.OperationalError as exc:  # e.g. still locked by another process after the busy timeout
         fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
     except KeyboardInterrupt:
         fail("Interrupted.", 130)
+    except Exception as exc:
+        if os.environ.get(DEBUG_VARIABLE) == "1":
+            raise
+        where = save_traceback(exc)
+        fail(
+            f"internal error ({type(exc).__name__}: {exc}). This is a bug in scheduler-agent: please report it, "
+            f"with the traceback in {where} ({DEBUG_VARIABLE}=1 prints it instead)",
+            1,
+        )
+
+
+def save_traceback(exc: BaseException) -> Path:
+    """Write the traceback to `last-error.txt` in the data folder (0600), or to a temporary file."""
+    text = "".join(traceback.format_exception(exc))
+    for folder in (data_dir(), Path(os.environ.get("TMPDIR", "/tmp"))):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / "last-error.txt"
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+                out.write(text)
+            return path
+        except OSError:
+            continue
+    return Path("(nowhere: the data folder and the temporary folder are not writable)")

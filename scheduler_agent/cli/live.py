@@ -13,29 +13,10 @@ import typer
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, Report, StreamedText
-from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS
-from scheduler_agent.calendar import store as calendar_store
+from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.cli.calendar import clock_for, connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import (
-    DEFAULT_MAX_ITERATIONS,
-    DEFAULT_MODEL,
-    CidOption,
-    ContextBudgetOption,
-    ContinueOption,
-    DbOption,
-    DumpArrayFileOption,
-    DumpArrayOption,
-    MaxIterationsOption,
-    ModelOption,
-    NoStoreOption,
-    NoStreamOption,
-    RecordOption,
-    TodayOption,
-    ToolDeadlineOption,
-    UsageOption,
-    YesOption,
-)
+from scheduler_agent.cli.options import RunOptions, TurnOptions, run_options, turn_options
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace
 
 if TYPE_CHECKING:
@@ -131,7 +112,7 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     else:
         clock = clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
-            clock = clock.frozen(calendar_store.get_owner(conn).tz)
+            clock = clock.frozen(get_owner(conn).tz)
         session = Session(conn, clock, send, settings, streamed, decide=decide)
         if opening.store:
             session.store()
@@ -155,35 +136,19 @@ def recording_if(path: Path | None, session: Session, listeners: Listeners) -> I
 
 
 @person_facing()
+@turn_options
+@run_options
 def ask_command(
     text: Annotated[str, typer.Argument(help="What to schedule, in plain words.", metavar="TEXT")],
-    db: DbOption = None,
-    today: TodayOption = None,
-    model: ModelOption = DEFAULT_MODEL,
-    max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
-    continue_last: ContinueOption = False,
-    cid: CidOption = None,
-    no_store: NoStoreOption = False,
-    yes: YesOption = False,
-    usage: UsageOption = False,
-    no_stream: NoStreamOption = False,
-    context_budget: ContextBudgetOption = None,
-    tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
-    record: RecordOption = None,
-    dump_array: DumpArrayOption = False,
-    dump_array_file: DumpArrayFileOption = None,
+    run: RunOptions,
+    turn: TurnOptions,
 ) -> None:
     """One user turn against the API (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...); stored."""
-    from scheduler_agent.agent.session import Settings
-
-    settings = Settings(
-        model, max_iterations, context_budget=context_budget, tool_deadline=tool_deadline, stream=not no_stream
-    )
-    report = reporters(dump_array, dump_array_file, usage=usage)
-    opening = Opening(db, today, continue_last, cid, not no_store, record, yes)
-    session = open_session(opening, settings, report)
+    settings = settings_of(run, turn)
+    report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
+    session = open_session(opening_of(run, turn), settings, report)
     try:
-        with recording_if(record, session, report):
+        with recording_if(turn.record, session, report):
             outcome = session.ask(text)
     finally:
         report.close()
@@ -191,68 +156,58 @@ def ask_command(
 
 
 @person_facing()
-def chat_command(
-    db: DbOption = None,
-    today: TodayOption = None,
-    model: ModelOption = DEFAULT_MODEL,
-    max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
-    continue_last: ContinueOption = False,
-    cid: CidOption = None,
-    no_store: NoStoreOption = False,
-    yes: YesOption = False,
-    usage: UsageOption = False,
-    no_stream: NoStreamOption = False,
-    context_budget: ContextBudgetOption = None,
-    tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
-    record: RecordOption = None,
-    dump_array: DumpArrayOption = False,
-    dump_array_file: DumpArrayFileOption = None,
-) -> None:
+@turn_options
+@run_options
+def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     """An interactive session: the list carries over from turn to turn. /help lists the slash commands."""
-    from scheduler_agent.agent.session import Settings
     from scheduler_agent.cli.chat import Chat, UsageLog
 
-    settings = Settings(
-        model, max_iterations, context_budget=context_budget, tool_deadline=tool_deadline, stream=not no_stream
-    )
-    report = reporters(dump_array, dump_array_file, usage=usage)
+    settings = settings_of(run, turn)
+    report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
     log = UsageLog()
     report.append(log)
-    opening = Opening(db, today, continue_last, cid, not no_store, record, yes)
-    session = open_session(opening, settings, report)
+    session = open_session(opening_of(run, turn), settings, report)
     if sys.stdin.isatty():
         typer.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
-    fresh = Opening(db, today, store=not no_store, yes=yes)
+    fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes)
     chat = Chat(session, lambda: open_session(fresh, settings, report), read_line, sys.stdout, sys.stderr, log)
     chat.on_interrupt = report.close
-    with recording_if(record, session, report):
+    with recording_if(turn.record, session, report):
         code = chat.run()
     raise typer.Exit(code)
 
 
 @person_facing()
+@run_options
 def resume_command(
     cid: Annotated[int, typer.Argument(help="The stored conversation to finish.", metavar="ID")],
-    db: DbOption = None,
-    today: TodayOption = None,
-    max_iterations: MaxIterationsOption = DEFAULT_MAX_ITERATIONS,
-    yes: YesOption = False,
-    usage: UsageOption = False,
-    tool_deadline: ToolDeadlineOption = TOOL_DEADLINE_SECONDS,
-    dump_array: DumpArrayOption = False,
-    dump_array_file: DumpArrayFileOption = None,
+    run: RunOptions,
 ) -> None:
     """Finish an interrupted turn with no new input: run an unanswered round, or ask the model again.
 
     Sends exactly what the first process would have sent; a booking already made is not made again,
     and an approval already given is not asked again."""
-    from scheduler_agent.agent.session import Settings
-
-    settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline)  # the rest is as stored
-    report = reporters(dump_array, dump_array_file, usage=usage)
-    session = open_session(Opening(db, today, cid=cid, yes=yes), settings, report)
+    settings = settings_of(run, TurnOptions())  # the model, stream flag and the rest are as stored
+    report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
+    session = open_session(Opening(run.db, run.today, cid=cid, yes=run.yes), settings, report)
     try:
         outcome = session.resume()
     finally:
         report.close()
     raise typer.Exit(outcome.stop.exit_code)
+
+
+def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
+    from scheduler_agent.agent.session import Settings
+
+    return Settings(
+        turn.model,
+        run.max_iterations,
+        context_budget=turn.context_budget,
+        tool_deadline=run.tool_deadline,
+        stream=not turn.no_stream,
+    )
+
+
+def opening_of(run: RunOptions, turn: TurnOptions) -> Opening:
+    return Opening(run.db, run.today, turn.continue_last, turn.cid, not turn.no_store, turn.record, run.yes)

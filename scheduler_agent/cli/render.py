@@ -30,6 +30,7 @@ from scheduler_agent.agent.events import (
     TurnEnded,
     TurnStarted,
 )
+from scheduler_agent.agent.loop import describe_call
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
 
@@ -40,11 +41,6 @@ def entries(count: int) -> str:
 
 def request_size(request: JSON) -> int:
     return len(encode(request))
-
-
-def call_line(call: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.get("input", {}).items())
-    return f"{call['name']}({args})"
 
 
 def usage_line(usage: dict[str, Any], estimated: bool) -> str:
@@ -215,7 +211,7 @@ class Trace:
                 self.pending = self._reply(reply)
                 return
             case ToolCalled(_, call):
-                self.out.write(f"  {style('→', 'cyan')} {style(call_line(call), 'bold')}\n")
+                self.out.write(f"  {style('→', 'cyan')} {style(describe_call(call), 'bold')}\n")
             case ToolAnswered(_, _, result):
                 text = str(result["content"]).replace("\n", "\n    ")
                 if result.get("is_error"):
@@ -344,7 +340,7 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
         if kind == "text":
             lines.append(block["text"])
         elif kind == "tool_use":
-            lines.append(f"→ {call_line(block)}  [{block['id']}]")
+            lines.append(f"→ {describe_call(block)}  [{block['id']}]")
         elif kind == "tool_result":
             mark = "✗" if block.get("is_error") else "←"
             text = block.get("content")

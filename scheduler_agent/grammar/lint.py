@@ -1,4 +1,4 @@
-"""`scheduler-agent lint PATH`: the grammar check on a file, one line per violation.
+"""`scheduler-agent lint PATH`: the grammar check on a file, one line per finding.
 
 It reads four kinds of file:
 
@@ -6,15 +6,19 @@ It reads four kinds of file:
   assistant's answer, and one that ends with unanswered calls is reported as interrupted);
 - a `--dump-array-file` dump: one JSON object per line, `{"iteration", "messages", "request"}`, each
   `messages` checked as a request;
-- a cassette (.yaml/.yml): each interaction's request body checked as a request, and each assistant turn
-  compared with the response it came from (the provider's own content).
+- a cassette (.yaml/.yml, or a vcrpy JSON cassette): each Messages API request checked as a request,
+  and each assistant turn compared with the response it came from (the provider's own content); the
+  formats people have are read (`recorded.py`), other interactions are skipped and counted.
 
-Exit codes: 0 clean, 1 violations, 6 a conversation that is only interrupted.
+Each finding is an error (the API rejects the list) or a warning (it accepts it; the line says
+`warning:`). Exit codes: 0 clean or warnings only, 1 errors (or warnings, with `strict`), 6 a
+conversation that is only interrupted.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +29,7 @@ import yaml
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.api import sse
 from scheduler_agent.grammar import check as grammar
+from scheduler_agent.grammar import recorded
 
 EXIT_CLEAN = 0
 EXIT_VIOLATIONS = 1
@@ -35,7 +40,8 @@ Kind = Literal["conversation", "dump", "cassette"]
 
 @dataclass(frozen=True)
 class LintResult:
-    """What to print (`lines`, one per violation, `path: where: cause`) and the exit code."""
+    """What to print (`lines`: one per finding, `path: where: cause`, warnings `path: where: warning: cause`;
+    and notes, such as a response that could not be read) and the exit code."""
 
     path: Path
     kind: Kind
@@ -43,24 +49,81 @@ class LintResult:
     exit_code: int = EXIT_CLEAN
     checked: int = 0  # message lists checked: 1 for a conversation, one per line or per request otherwise
     summary: str = ""
+    errors: int = 0
+    warnings: int = 0
+    skipped: int = 0  # cassette interactions that are not Messages API requests
 
 
-def lint_file(path: Path) -> LintResult:
-    """Check every message list in the file at `path`. Raises AgentError when it cannot be read."""
+@dataclass
+class _Found:
+    """The findings gathered while reading one file."""
+
+    path: Path
+    strict: bool
+    lines: list[str] = field(default_factory=list)
+    errors: int = 0
+    warnings: int = 0
+
+    def add(self, prefix: str, violations: Sequence[grammar.Violation]) -> None:
+        for violation in violations:
+            if violation.level == "error":
+                self.errors += 1
+                self.lines.append(f"{self.path}: {prefix}{violation.where}: {violation.cause}")
+            else:
+                self.warnings += 1
+                self.lines.append(f"{self.path}: {prefix}{violation.where}: warning: {violation.cause}")
+
+    def error(self, text: str) -> None:
+        self.errors += 1
+        self.lines.append(f"{self.path}: {text}")
+
+    def note(self, text: str) -> None:
+        self.lines.append(f"{self.path}: {text}")
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors or (self.strict and self.warnings))
+
+    def result(self, kind: Kind, checked: int, what: str, skipped: int = 0) -> LintResult:
+        aside = f"; skipped {skipped} interaction{'' if skipped == 1 else 's'} that are not Messages API requests"
+        aside = aside if skipped else ""
+        count = self.errors + self.warnings
+        if not count:
+            summary = f"{self.path}: clean ({what}{aside})"
+        else:
+            levels = f"{_plural(self.errors, 'error')}, {_plural(self.warnings, 'warning')}"
+            strict = "; --strict: warnings fail" if self.strict and self.warnings else ""
+            summary = f"{self.path}: {_plural(count, 'violation')} ({levels}{strict}) in {what}{aside}"
+        exit_code = EXIT_VIOLATIONS if self.failed else EXIT_CLEAN
+        return LintResult(self.path, kind, self.lines, exit_code, checked, summary, self.errors, self.warnings, skipped)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def lint_file(path: Path, *, strict: bool = False) -> LintResult:
+    """Check every message list in the file at `path`. Raises AgentError when it cannot be read.
+
+    `strict`: warnings (what the API accepts) fail too, as SCHEDULER_AGENT_STRICT=1 does before a request.
+    """
     text = _read(path)
+    found = _Found(path, strict)
     if path.suffix.lower() in (".yaml", ".yml"):
-        return _lint_cassette(path, text)
+        return _lint_cassette(path, _load_yaml(path, text), found)
     try:
         data = json.loads(text)
     except ValueError as whole:
         records = _json_lines(path, text, whole)
-        return _lint_dump(path, records)
+        return _lint_dump(records, found)
     if isinstance(data, Mapping) and "iteration" in data and "messages" in data:
-        return _lint_dump(path, [(1, data)])  # a dump of a single iteration
+        return _lint_dump([(1, data)], found)  # a dump of a single iteration
+    if isinstance(data, Mapping) and isinstance(data.get("interactions"), list):
+        return _lint_cassette(path, data, found)  # vcrpy's JSON serializer
     if isinstance(data, list):
-        return _lint_conversation(path, data)
+        return _lint_conversation(data, found)
     if isinstance(data, Mapping) and isinstance(data.get("messages"), list):
-        return _lint_conversation(path, data["messages"])
+        return _lint_conversation(data["messages"], found)
     raise AgentError(
         f"{path} is JSON but not a message list: give an array of messages, an object with a "
         '"messages" array, a --dump-array-file dump, or a cassette (.yaml)'
@@ -96,30 +159,20 @@ def _json_lines(path: Path, text: str, whole: ValueError) -> list[tuple[int, Any
     return records
 
 
-def _line(path: Path, prefix: str, violation: grammar.Violation) -> str:
-    return f"{path}: {prefix}{violation.where}: {violation.cause}"
-
-
-def _result(path: Path, kind: Kind, lines: list[str], checked: int, what: str) -> LintResult:
-    if lines:
-        summary = f"{path}: {len(lines)} violation{'' if len(lines) == 1 else 's'} in {what}"
-        return LintResult(path, kind, lines, EXIT_VIOLATIONS, checked, summary)
-    return LintResult(path, kind, [], EXIT_CLEAN, checked, f"{path}: clean ({what})")
-
-
 # --- a conversation ------------------------------------------------------------------------------------
 
 
-def _lint_conversation(path: Path, messages: list[Any]) -> LintResult:
-    lines = [_line(path, "", v) for v in grammar.check(messages, mode="conversation")]
+def _lint_conversation(messages: list[Any], found: _Found) -> LintResult:
+    found.add("", grammar.check(messages, mode="conversation"))
     what = f"a conversation of {len(messages)} entr{'y' if len(messages) == 1 else 'ies'}"
     if grammar.conversation_state(messages) != "interrupted":
-        return _result(path, "conversation", lines, 1, what)
-    note = f"{path}: {interruption_note(messages)}"
-    if lines:
-        found = _result(path, "conversation", lines, 1, what)
-        return LintResult(path, "conversation", [*lines, note], EXIT_VIOLATIONS, 1, found.summary)
-    return LintResult(path, "conversation", [note], EXIT_INTERRUPTED, 1, f"{path}: interrupted ({what})")
+        return found.result("conversation", 1, what)
+    found.note(interruption_note(messages))
+    result = found.result("conversation", 1, what)
+    if found.failed:
+        return result
+    summary = f"{found.path}: interrupted ({what})" if not found.warnings else result.summary
+    return LintResult(found.path, "conversation", result.lines, EXIT_INTERRUPTED, 1, summary, 0, found.warnings)
 
 
 def interruption_note(messages: Sequence[Any], conversation_id: str | None = None) -> str:
@@ -139,10 +192,9 @@ def interruption_note(messages: Sequence[Any], conversation_id: str | None = Non
 # --- a dump: one request's messages per line -------------------------------------------------------------
 
 
-def _lint_dump(path: Path, records: list[tuple[int, Any]]) -> LintResult:
+def _lint_dump(records: list[tuple[int, Any]], found: _Found) -> LintResult:
     iterations = [r.get("iteration") if isinstance(r, Mapping) else None for _, r in records]
     unique = len(set(map(str, iterations))) == len(iterations)
-    lines: list[str] = []
     for (number, record), iteration in zip(records, iterations, strict=True):
         if iteration is None:
             prefix = f"line {number}: "
@@ -152,81 +204,62 @@ def _lint_dump(path: Path, records: list[tuple[int, Any]]) -> LintResult:
             prefix = f"line {number} (iteration {iteration}): "
         messages = record.get("messages") if isinstance(record, Mapping) else None
         if not isinstance(messages, list):
-            lines.append(f'{path}: {prefix}not a dump record: it has no "messages" array')
+            found.error(f'{prefix}not a dump record: it has no "messages" array')
             continue
-        lines += [_line(path, prefix, v) for v in grammar.check(messages, mode="request")]
-    return _result(path, "dump", lines, len(records), f"{len(records)} request{'' if len(records) == 1 else 's'}")
+        found.add(prefix, grammar.check(messages, mode="request"))  # this project's requests: no prefill
+    return found.result("dump", len(records), _plural(len(records), "request"))
 
 
 # --- a cassette: each recorded request, and each answer it carried -------------------------------------
 
 
-def _lint_cassette(path: Path, text: str) -> LintResult:
+def _load_yaml(path: Path, text: str) -> Any:
     try:
-        data = yaml.safe_load(text)
+        return recorded.load_yaml(text)
     except yaml.YAMLError as exc:
         raise AgentError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+
+
+def _lint_cassette(path: Path, data: Any, found: _Found) -> LintResult:
     interactions = data.get("interactions") if isinstance(data, Mapping) else None
     if not isinstance(interactions, list):
         raise AgentError(f'{path} is not a cassette: it has no "interactions" list')
-    lines: list[str] = []
     previous: list[Any] | None = None  # the messages of the last request that got an answer
     answer: list[Any] | None = None  # that answer's content, as received
+    checked = skipped = 0
+    unknown_events: Counter[str] = Counter()
     for number, interaction in enumerate(interactions, start=1):
+        if not recorded.is_messages_api(interaction):
+            skipped += 1
+            continue
+        checked += 1
         prefix = f"request {number}: "
-        body = _body(interaction, "request")
-        messages = body.get("messages") if isinstance(body, Mapping) else None
+        try:
+            messages = recorded.request_messages(interaction)
+        except recorded.Unreadable as exc:
+            found.error(f"{prefix}{exc}")
+            continue
         if not isinstance(messages, list):
-            lines.append(f'{path}: {prefix}the request body has no "messages" array')
+            found.error(f'{prefix}the request body has no "messages" array')
             continue
         raw: dict[int, Any] = {}
         if previous is not None and answer is not None and _extends(messages, previous):
             raw[len(previous)] = answer  # the assistant turn that answer became
-        lines += [_line(path, prefix, v) for v in grammar.check(messages, mode="request", raw=raw)]
-        reply = _body(interaction, "response") or _streamed(interaction)
+        # recorded traffic of any model: a prefill is a warning, since some models take it
+        found.add(prefix, grammar.check(messages, mode="request", raw=raw, prefill_refused=False))
+        try:
+            reply = recorded.response_message(interaction, unknown_events)
+        except (recorded.Unreadable, sse.IncompleteStream) as exc:
+            found.note(f"response {number}: not checked against the next request ({exc})")
+            continue
         content = reply.get("content") if isinstance(reply, Mapping) else None
         if isinstance(content, list):
             previous, answer = messages, content
-    return _result(
-        path,
-        "cassette",
-        lines,
-        len(interactions),
-        f"{len(interactions)} request{'' if len(interactions) == 1 else 's'}",
-    )
-
-
-def _streamed(interaction: object) -> Any:
-    """A recorded stream of server-sent events, assembled into the message it made (None if it is not one)."""
-    part = interaction.get("response") if isinstance(interaction, Mapping) else None
-    body = part.get("body") if isinstance(part, Mapping) else None
-    text = body.get("string") if isinstance(body, Mapping) else None
-    if not isinstance(text, str) or not text.lstrip().startswith("event:"):
-        return None
-    try:
-        return sse.assemble(sse.parse(text))
-    except (sse.IncompleteStream, KeyError, IndexError, TypeError):
-        return None
+    if unknown_events:
+        named = ", ".join(f"{name} ({count})" for name, count in sorted(unknown_events.items()))
+        found.note(f"skipped stream events of types the assembler does not know: {named}")
+    return found.result("cassette", checked, _plural(checked, "request"), skipped)
 
 
 def _extends(messages: list[Any], previous: list[Any]) -> bool:
     return len(messages) > len(previous) and messages[: len(previous)] == previous
-
-
-def _body(interaction: object, side: Literal["request", "response"]) -> Any:
-    """A request or response body as JSON, from the `{"json": ...}` structure `cassette_file.ReadableYaml` writes
-    (or from a JSON string, as vcrpy's own format stores it)."""
-    part = interaction.get(side) if isinstance(interaction, Mapping) else None
-    body = part.get("body") if isinstance(part, Mapping) else None
-    if side == "response" and isinstance(body, Mapping):
-        body = body.get("string")
-    if isinstance(body, Mapping) and set(body) == {"json"}:
-        return body["json"]
-    if isinstance(body, bytes):
-        body = body.decode("utf-8", errors="replace")
-    if isinstance(body, str):
-        try:
-            return json.loads(body)
-        except ValueError:
-            return None
-    return None

@@ -3,7 +3,7 @@
     python -m scheduler_agent.lessons.authoring                 # every lesson, scripted replies on loopback
     python -m scheduler_agent.lessons.authoring --live          # the recordable lessons, against the real API
 
-Scripted mode needs no key and no network: a loopback server (scripted_server.py) serves the
+Scripted mode needs no key and no network: a loopback server (testing/scripted_server.py) serves the
 replies written below, so every request in the cassette is the real body the loop sent. Live
 mode needs credentials the SDK can find (ANTHROPIC_API_KEY) and re-records only the lessons a
 real model can be asked to do again.
@@ -21,7 +21,7 @@ from scheduler_agent.agent.events import ignore
 from scheduler_agent.agent.session import Session
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
-from scheduler_agent.calendar.store import demo_fixture
+from scheduler_agent.calendar.fixtures import demo_fixture
 from scheduler_agent.lessons.catalogue import cassettes_dir
 from scheduler_agent.lessons.scripts import LESSONS, Lesson
 from scheduler_agent.playback import vcr_cassette as cassette

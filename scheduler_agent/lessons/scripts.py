@@ -1,7 +1,7 @@
 """The lessons' scripts: for each, what the person types and the replies the scripted server serves.
 
 Only the replies are written here. Every request in a cassette is what the real loop sent in
-answer to them, recorded by `authoring.py`. A lesson is `recordable` when a real model can be
+answer to them, recorded by `lessons/authoring.py`. A lesson is `recordable` when a real model can be
 asked to do it again (`python -m scheduler_agent.lessons.authoring --live`); a scripted one shows a
 behaviour a model will not produce on cue (booking the wrong day, the API sending 529s).
 """
@@ -66,7 +66,7 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "The whole agent is a loop: every iteration resends the whole array (1, 3, then 5 entries) and the "
             "10am rule holds because it is in every array, not because the model remembers it. The windows carry "
-            "full dates, so nothing is left to guess. Read run_turn in scheduler_agent/loop.py, then run this "
+            "full dates, so nothing is left to guess. Read run_turn in scheduler_agent/agent/loop.py, then run this "
             "with --dump-array."
         ),
         recordable=True,
@@ -79,7 +79,7 @@ LESSONS: dict[str, Lesson] = {
             'The same three iterations as no_mornings, with "stream": true in every request: each reply comes as '
             "server-sent events (the cassette stores them as they came), its text in pieces shown as they arrive "
             "and its tool input as pieces of JSON. Only the assembled message joins the list, and it equals the "
-            "no_mornings list turn for turn. See assemble in scheduler_agent/sse.py."
+            "no_mornings list turn for turn. See assemble in scheduler_agent/api/sse.py."
         ),
         recordable=True,
         inputs=[CANONICAL],
@@ -92,7 +92,7 @@ LESSONS: dict[str, Lesson] = {
             "The model books 2026-09-01T14:00, a Tuesday, though the free window was on Monday. create_event "
             "answers with an actionable conflict that names the clashing event and the week's free windows, and "
             "on the next iteration the model books Monday 14:00: error strings are prompts. See _check_free in "
-            "scheduler_agent/calendar_tools.py and run_call in tools.py."
+            "scheduler_agent/calendar/tools.py and run_call in agent/toolbox.py."
         ),
         recordable=False,
         inputs=[CANONICAL],
@@ -108,7 +108,7 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "One assistant turn asks for Priya's and Sam's free windows at once, and Sam is not in the calendar. "
             "Both calls are answered in ONE user turn, in order, the failing one with is_error: true and a text "
-            "that lists the people who are known, so the model can ask the user. See answer_all in loop.py."
+            "that lists the people who are known, so the model can ask the user. See answer_all in agent/loop.py."
         ),
         recordable=False,
         inputs=["When are Priya and Sam free next week?"],
@@ -136,7 +136,8 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "The model keeps asking for one more week. The loop stops at the bound (here --max-iterations 3) "
             "right after the last round's results are appended, so the list is valid and exits 3; `resume` or a "
-            "new message goes on from it. The bound is counted from the list itself: iterations_in_turn in loop.py."
+            "new message goes on from it. The bound is counted from the list itself: iterations_in_turn in "
+            "agent/loop.py."
         ),
         recordable=False,
         inputs=["Find the first week when Priya and I both have a free hour."],
@@ -152,7 +153,7 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "The first request gets 529 overloaded_error twice; the SDK retries (obeying retry-after-ms) and the "
             "third attempt succeeds. The list never sees a retry: retries live below the loop, in the SDK, and "
-            "the cassette records every attempt. See scheduler_agent/model_api.py."
+            "the cassette records every attempt. See scheduler_agent/api/client.py."
         ),
         recordable=False,
         inputs=[CANONICAL],
@@ -169,7 +170,8 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "Every attempt gets 529 until the SDK's retries run out: the turn stops with exit 5 and one line. "
             "The stored list is valid (it ends with the user's turn, waiting), so `scheduler-agent resume ID` "
-            "sends it again, and the conversation's retries-exhausted counter is 1. See Session._run in session.py."
+            "sends it again, and the conversation's retries-exhausted counter is 1. See Session._run in "
+            "agent/session.py."
         ),
         recordable=False,
         inputs=[CANONICAL],
@@ -180,7 +182,7 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "Turn 1 sets a standing rule; turn 2 asks for the meeting. Under a context budget, a naive trim that "
             "keeps only the newest entries drops turn 1: --dump-array shows the rule is not in the array, and the "
-            "model books 09:00. It never saw the rule. Compare `demo kept_rule`, and trim.py."
+            "model books 09:00. It never saw the rule. Compare `demo kept_rule`, and agent/trim.py."
         ),
         recordable=False,
         inputs=[RULE, "Book 30 minutes with her on Monday."],
@@ -197,7 +199,7 @@ LESSONS: dict[str, Lesson] = {
         lesson=(
             "The same two turns under the same budget, with the project's own trim: it cuts whole rounds only and "
             "always keeps the first user turn, where standing instructions live. The rule is in every array and "
-            "the model books 14:00. See trimmed in scheduler_agent/trim.py."
+            "the model books 14:00. See trimmed in scheduler_agent/agent/trim.py."
         ),
         recordable=False,
         inputs=[RULE, "Book 30 minutes with her on Monday."],

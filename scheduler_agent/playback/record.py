@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import ApprovalAnswered, Event, TurnEnded, TurnStarted
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.calendar.store import export_fixture, get_owner
+from scheduler_agent.calendar.fixtures import export_fixture
+from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.playback import vcr_cassette as cassette
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
-from scheduler_agent.calendar.store import get_owner, load_fixture
+from scheduler_agent.calendar.fixtures import load_fixture
+from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.playback import vcr_cassette as cassette
 from scheduler_agent.playback.cassette_file import read_setup
 from scheduler_agent.storage import db

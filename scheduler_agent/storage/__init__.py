@@ -1,1 +1,4 @@
-"""TODO"""
+"""The database: opening and migrating it (`db`, `migrations`), and stored conversations (`conversations`).
+
+The list is written as it grows, so a conversation can be resumed by another process.
+"""

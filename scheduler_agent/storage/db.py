@@ -16,10 +16,15 @@ BUSY_TIMEOUT_SECONDS = 5.0
 _savepoints = count(1)
 
 
+def data_dir() -> Path:
+    """The project's folder under the user's data directory ($XDG_DATA_HOME, or ~/.local/share)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "scheduler-agent"
+
+
 def default_db_path() -> Path:
     """The calendar (and conversation) database under the user's data directory."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "scheduler-agent" / "scheduler.db"
+    return data_dir() / "scheduler.db"
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -15,7 +15,7 @@ both do nothing unless a test set the environment variables below.
 
 Points in the code:
 - `after_assistant_stored`, `between_calls`, `after_results_stored` (reach) and
-  `waiting_for_model` (reach_later): in the session, see `session.py`.
+  `waiting_for_model` (reach_later): in the session, see `agent/session.py`.
 - `after_calendar_write` (reach): `create_event` has committed the event and its bookings
   record, and has not returned its result yet.
 - `between_check_and_insert` (pause): inside `create_event`'s transaction, holding the write

@@ -1,0 +1,57 @@
+"""What the tests share: the scripted model, a CLI runner, and the demo clock, each written once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, time
+
+from scheduler_agent.agent.loop import Send
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
+
+DUMMY_KEY = "sk-ant-test-dummy"  # never a real key: the scripted server ignores it
+DEMO_DAY, DEMO_TIME, DEMO_TZ = date(2026, 8, 27), time(9, 0), "Europe/London"  # Thursday, the demo's "now"
+DEMO_TODAY = "2026-08-27T09:00"  # the same, as `--today` takes it
+
+
+def demo_clock(day: date = DEMO_DAY, at: time = DEMO_TIME) -> Clock:
+    """The clock the demo calendar is pinned to (or another moment of the same owner's zone)."""
+    return Clock.pinned_at(day, at, DEMO_TZ)
+
+
+@contextmanager
+def scripted_send(replies: list[Reply], *, max_retries: int = 0) -> Iterator[tuple[Send, ScriptedServer]]:
+    """A `send` that goes through the real SDK and HTTP to a loopback server serving `replies`."""
+    with ScriptedServer(replies) as server:
+        client = make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=max_retries)
+        yield ModelAPI(client).send, server
+
+
+def run_cli(
+    args: list[str],
+    server: ScriptedServer | None = None,
+    fault: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
+    """The real CLI in a new process: no credentials but a dummy key for `server`, strict, optionally a fault.
+
+    From a neutral directory, `python -c` imports the installed package, not the source tree.
+    """
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    clean |= {"SCHEDULER_AGENT_FAULT_DELAY": "0.2", "SCHEDULER_AGENT_STRICT": "1"}
+    if server is not None:
+        clean |= {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": DUMMY_KEY}
+    if fault:
+        clean["SCHEDULER_AGENT_FAULT"] = fault
+    clean |= env or {}
+    command = [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args]
+    return subprocess.run(
+        command, env=clean, capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir()
+    )
