@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import date, time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,31 @@ def conn(tmp_path: Path) -> sqlite3.Connection:
 def tools(conn: sqlite3.Connection) -> CalendarTools:
     """The calendar tools on the demo calendar, the clock pinned at Thu 2026-08-27 09:00 London time."""
     return CalendarTools(conn, Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London"))
+
+
+def _browser(javascript: bool) -> Iterator[Any]:
+    """A headless chromium for the module; where CI installed it (CI=true), failing to start it fails the test."""
+    from browser import BrowserUnavailable, start
+
+    try:
+        driver = start(javascript=javascript)
+    except BrowserUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser tests need chromium, which CI installs: {exc}")
+        pytest.skip(f"no browser: {exc}")
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium with JavaScript on."""
+    yield from _browser(javascript=True)
+
+
+@pytest.fixture(scope="module")
+def browser_without_js() -> Iterator[Any]:
+    """Chromium with JavaScript off."""
+    yield from _browser(javascript=False)

@@ -29,6 +29,7 @@ from scheduler_agent.cli.options import (
 from scheduler_agent.cli.prefs import prefs_app
 from scheduler_agent.cli.render import examples
 from scheduler_agent.cli.repair import repair_command
+from scheduler_agent.cli.view import HtmlOption, cassette_page, view_command
 
 EXIT_CODES = """\b
 Exit codes:
@@ -97,6 +98,7 @@ def demo(
     list_lessons: Annotated[bool, typer.Option("--list", help="List the lessons and what each shows.")] = False,
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
+    html: HtmlOption = None,
 ) -> None:
     """Replay a lesson offline (the canonical trace by default): no key, no network, a fresh calendar."""
     from scheduler_agent.lessons.catalogue import lesson_path, lessons
@@ -106,7 +108,7 @@ def demo(
             typer.echo(f"{lesson.name:22} {lesson.kind:10} {lesson.title}")
         return
     path = lesson_path(name)
-    _replay(path, dump_array, dump_array_file, teach=True)
+    _replay(path, dump_array, dump_array_file, teach=True, html=html)
 
 
 @app.command(epilog=examples("scheduler-agent replay session.yaml", "scheduler-agent replay session.yaml --dump-array"))
@@ -115,12 +117,15 @@ def replay(
     path: Annotated[Path, typer.Argument(help="A cassette (.yaml) recorded by scheduler-agent.", metavar="PATH")],
     dump_array: DumpArrayOption = False,
     dump_array_file: DumpArrayFileOption = None,
+    html: HtmlOption = None,
 ) -> None:
     """Replay any cassette offline, with the calendar, clock and inputs it carries; exits as the original did."""
-    _replay(path, dump_array, dump_array_file)
+    _replay(path, dump_array, dump_array_file, html=html)
 
 
-def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: bool = False) -> None:
+def _replay(
+    path: Path, dump_array: bool, dump_array_file: Path | None, teach: bool = False, html: Path | None = None
+) -> None:
     from scheduler_agent.playback.cassette_file import read_setup
     from scheduler_agent.playback.replay import replay
 
@@ -137,6 +142,8 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
     result = replay(path, report=report, command=command)
     if teach and setup.get("lesson"):
         typer.echo(f"\nWhat this shows: {setup['lesson']}")
+    if html is not None:  # the page of the cassette's requests, which the replay just sent again
+        cassette_page(path, html)
     if result.error is not None:
         raise result.error
     raise typer.Exit(result.exit_code)
@@ -145,6 +152,10 @@ def _replay(path: Path, dump_array: bool, dump_array_file: Path | None, teach: b
 app.command("ask", epilog=cli_live.ASK_EXAMPLES)(cli_live.ask_command)
 app.command("chat", epilog=cli_live.CHAT_EXAMPLES)(cli_live.chat_command)
 app.command("resume", epilog=cli_live.RESUME_EXAMPLES)(cli_live.resume_command)
+app.command(
+    "view",
+    epilog=examples("scheduler-agent view 3 -o trace.html", "scheduler-agent view cassettes/no_mornings.yaml --open"),
+)(view_command)
 
 
 @app.command(epilog=examples("scheduler-agent stats", "scheduler-agent stats --json"))

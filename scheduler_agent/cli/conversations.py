@@ -13,6 +13,7 @@ from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption
 from scheduler_agent.cli.render import add_usage, entries, entry_lines, examples, set_aside_lines, usage_line
+from scheduler_agent.cli.view import HtmlOption, conversation_trace, write_page
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Reply
@@ -84,9 +85,12 @@ def show_command(
     cid: IdArgument,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the array exactly as stored and sent.")] = False,
+    html: HtmlOption = None,
 ) -> None:
     """One conversation: its entries, its state, its interruption counters, and its tokens and cost."""
     conn = existing(db)
+    if html is not None:
+        write_page(conversation_trace(db, cid), html)
     record, messages = conversations.load(conn, cid)
     if as_json:
         typer.echo(json.dumps(messages, indent=2, ensure_ascii=False))
