@@ -17,6 +17,7 @@ are assembled as JSON, key order kept: `assemble` below is the SDK's own accumul
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -27,6 +28,8 @@ import httpx2
 from scheduler_agent.agent.errors import ModelRequestFailed, ModelUnavailable
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.sse import IncompleteStream, assemble
+
+gc.freeze()  # the SDK import leaves ~145,000 long-lived objects: keep them out of every collection (issue 14)
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput
