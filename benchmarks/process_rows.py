@@ -73,10 +73,10 @@ def startup(folder: Path, demo: Path, conversations_db: Path, runs: int) -> list
     llm = executable("llm")
     lint_file = folder / "lint.json"
     lint_file.write_text(json.dumps(messages_of(6, open_end=False)))
-    week = ["--week", DEMO_WEEK, "--db", str(demo), "--today", TODAY]
+    show_args = ["--week", DEMO_WEEK, "--db", str(demo), "--today", TODAY]
     commands = {
         "`--help` start-up vs `llm --help`": ["--help"],
-        "`calendar show` start-up vs `llm --help`": ["calendar", "show", "--person", "priya", *week],
+        "`calendar show` start-up vs `llm --help`": ["calendar", "show", "--person", "priya", *show_args],
         "`lint` start-up vs `llm --help`": ["lint", str(lint_file)],
         "`conversations list` start-up vs `llm --help`": ["conversations", "list", "--db", str(conversations_db)],
     }
