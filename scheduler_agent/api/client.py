@@ -20,6 +20,7 @@ are assembled as JSON, key order kept: `assemble` below is the SDK's own accumul
 from __future__ import annotations
 
 import email.utils
+import gc
 import json
 import random
 import time
@@ -36,6 +37,8 @@ from scheduler_agent.agent.events import Retrying
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.sse import IncompleteStream, assemble
 from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS, MAX_RETRY_AFTER_SECONDS
+
+gc.freeze()  # the SDK import leaves ~145,000 long-lived objects: keep them out of every collection (issue 14)
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput

@@ -45,6 +45,7 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")  # no fsync per commit; survives crash and SIGKILL (README: Speed)
     migrate(conn)
     return conn
 

@@ -1,0 +1,141 @@
+"""What every row shares: samples and their spread, interleaved runs, timed processes, the table.
+
+Only public entry points of the package are used (the CLI in a subprocess, `storage.db.connect`,
+`calendar.tools.CalendarTools(...).run`), so the suite keeps working while the code behind them changes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+DEMO_WEEK = "2026-08-31"  # the demo calendar's "next week", seen from the pinned clock below
+TODAY = "2026-08-27"  # the demo's clock: Thu 2026-08-27 09:00, owner's time
+PLACEHOLDER_KEY = "sk-ant-bench-placeholder-not-a-key"  # the loopback server ignores it; never a real key
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Seconds, one value per run."""
+
+    values: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def ms(self, signed: bool = False) -> str:
+        """`12.3 ms (11.9-13.0)`: the median, then the lowest and highest run."""
+        sign = "+" if signed else ""
+        head = f"{sign}{fmt_ms(self.median)}"
+        if len(self.values) < 2:
+            return head
+        return f"{head} ({fmt_ms(min(self.values))}-{fmt_ms(max(self.values))})"
+
+
+def fmt_ms(seconds: float) -> str:
+    ms = seconds * 1000
+    if abs(ms) >= 100:
+        return f"{ms:,.0f} ms"
+    if abs(ms) >= 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.2f} ms"
+
+
+def ratio_text(ours: Sample, baseline: Sample) -> str:
+    """The ratio of the medians, with the lowest and highest ratio of the paired runs."""
+    head = f"{ours.median / baseline.median:.2f}x"
+    if len(ours.values) < 2:
+        return head
+    paired = [a / b for a, b in zip(ours.values, baseline.values, strict=True)]
+    return f"{head} ({min(paired):.2f}-{max(paired):.2f})"
+
+
+@dataclass(frozen=True)
+class Row:
+    figure: str
+    ours: str
+    baseline: str = "-"
+    ratio: str = "-"
+    goal: str = "-"
+    met: bool | None = None  # None: not measured (the row says why)
+
+
+def interleaved(runs: int, *measures: Callable[[], float]) -> list[Sample]:
+    """Run each measure once per round, alternating their order, so that load on the machine hits all alike."""
+    values: list[list[float]] = [[] for _ in measures]
+    for round_number in range(runs):
+        order = list(range(len(measures)))
+        if round_number % 2:
+            order.reverse()
+        for index in order:
+            values[index].append(measures[index]())
+    return [Sample(tuple(v)) for v in values]
+
+
+def executable(name: str) -> Path | None:
+    """A console script installed next to this interpreter (the venv's bin/), or on PATH."""
+    beside = Path(sys.executable).with_name(name)
+    if beside.exists():
+        return beside
+    found = shutil.which(name)
+    return Path(found) if found else None
+
+
+def cli() -> list[str]:
+    """The `scheduler-agent` command, as a user runs it."""
+    script = executable("scheduler-agent")
+    if script is not None:
+        return [str(script)]
+    return [sys.executable, "-c", "from scheduler_agent.cli import main; main()"]
+
+
+def bench_env(**extra: str) -> dict[str, str]:
+    """The environment for a timed process: no real key, no colour, the strict checks off."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    env.update(NO_COLOR="1", PYTHONDONTWRITEBYTECODE="1", **extra)
+    return env
+
+
+def timed_run(
+    args: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, ok: Sequence[int] = (0,)
+) -> float:
+    """Wall time of one process, start to exit; raises with its stderr when its exit code is unexpected."""
+    start = time.perf_counter()
+    done = subprocess.run(list(args), capture_output=True, env=env or bench_env(), cwd=cwd, stdin=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in ok:
+        tail = (done.stderr or done.stdout).decode(errors="replace")[-600:]
+        raise RuntimeError(f"{' '.join(map(str, args[:4]))} ... exited {done.returncode}: {tail}")
+    return elapsed
+
+
+def copy_db(source: Path, target: Path) -> Path:
+    """A consistent copy of a SQLite file (the backup API: WAL contents included)."""
+    target.unlink(missing_ok=True)
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    return target
+
+
+def print_table(rows: Sequence[Row], out: Callable[[str], None] = print) -> None:
+    headers = ("figure", "ours", "baseline", "ratio", "goal")
+    cells = [(r.figure, r.ours, r.baseline, r.ratio, f"{r.goal}: {met_text(r.met)}") for r in rows]
+    out("| " + " | ".join(headers) + " |")
+    out("|" + "|".join("---" for _ in headers) + "|")
+    for line in cells:
+        out("| " + " | ".join(cell.replace("|", "/") for cell in line) + " |")
+
+
+def met_text(met: bool | None) -> str:
+    return "not measured" if met is None else "met" if met else "not yet"

@@ -1,0 +1,184 @@
+"""Large stored conversations, and the local cost of one loop iteration on them (run in its own process).
+
+    python -m benchmarks.conversation build --db PATH --entries N [--open]
+    python -m benchmarks.conversation iterate --db PATH --iterations K [--trace]
+
+`build` stores a valid conversation of about N entries: the person's request, then rounds of a
+`find_free_slots` call and its result, then either the model's answer (a complete conversation,
+N even) or the answer and a new request from the person (`--open`: `resume` asks the model).
+
+`iterate` opens the newest stored conversation the way `ask --cid` does, sends one more line and
+lets the loop run K iterations against an in-process `send` that returns a ready reply (no HTTP, no
+model), each asking for `find_free_slots` of a person who is not in the calendar (a tool body of a
+few tens of microseconds, timed on its own and subtracted). The SDK is imported first, as `ask`
+imports it, so the interpreter's state (its heap, and whatever `make_client` does after the import)
+is the one a real turn runs in. With `--trace` the CLI's trace listens, writing to /dev/null.
+Prints JSON: the local seconds of each iteration after the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import statistics
+import sys
+import time
+from datetime import date
+from datetime import time as day_time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import DEMO_WEEK, PLACEHOLDER_KEY, TODAY
+
+WINDOWS = (
+    "Free windows of at least 30 minutes for Priya Raman (priya) and you in the week of Mon 2026-08-31, "
+    "times in Europe/London:\n- Mon 2026-08-31 09:00-09:30\n- Mon 2026-08-31 14:00-15:00\n- Wed 2026-09-02 09:15-09:45"
+)
+
+
+def text(value: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": value}]
+
+
+def messages_of(entries: int, *, open_end: bool) -> list[dict[str, Any]]:
+    """A valid list of about `entries` entries (complete: even; open, ending with the person: odd)."""
+    tail = 2 if open_end else 1
+    rounds = max(0, (entries - 1 - tail) // 2)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": text("Find a slot with Priya next week.")}]
+    for number in range(rounds):
+        call: dict[str, Any] = {"type": "tool_use", "id": f"toolu_bench_{number:06d}", "name": "find_free_slots"}
+        call["input"] = {"person": "priya", "week": DEMO_WEEK}
+        messages.append({"role": "assistant", "content": [*text("Looking."), call]})
+        result = {"type": "tool_result", "tool_use_id": call["id"], "content": WINDOWS}
+        messages.append({"role": "user", "content": [result]})
+    messages.append({"role": "assistant", "content": text("Mon 14:00-15:00 is free for both of you.")})
+    if open_end:
+        messages.append({"role": "user", "content": text("Book Monday at 14:00.")})
+    return messages
+
+
+def pinned_clock(conn: Any) -> Any:
+    from scheduler_agent.calendar.clock import Clock
+    from scheduler_agent.calendar.people import get_owner
+
+    return Clock.pinned_at(date.fromisoformat(TODAY), day_time(9, 0), get_owner(conn).tz)
+
+
+def settings(max_iterations: int) -> Any:
+    from scheduler_agent.agent.session import Settings
+
+    return Settings("claude-sonnet-5-5", max_iterations, strict=False)
+
+
+def build(db: Path, entries: int, open_end: bool) -> int:
+    """Store the conversation as `ask` would have (a Session's store, then the journal); returns its id."""
+    from scheduler_agent.agent.events import ignore
+    from scheduler_agent.agent.session import Session
+    from scheduler_agent.storage.conversations import Journal
+    from scheduler_agent.storage.db import connect
+
+    conn = connect(db)
+
+    def never(request: Any) -> Any:
+        raise AssertionError("build sends nothing")
+
+    session = Session(conn, pinned_clock(conn), never, settings(10), ignore)
+    cid = session.store()
+    Journal(conn, cid, []).sync(messages_of(entries, open_end=open_end))
+    conn.close()
+    return cid
+
+
+def reply(number: int, final: bool) -> dict[str, Any]:
+    content = text("Done.")
+    if not final:
+        call: dict[str, Any] = {"type": "tool_use", "id": f"toolu_iter_{number:04d}", "name": "find_free_slots"}
+        call["input"] = {"person": "nobody", "week": DEMO_WEEK}
+        content = [*text("Looking."), call]
+    usage = {"input_tokens": 1000, "output_tokens": 30, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    return {
+        "id": f"msg_bench{number:04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-5-5",
+        "content": content,
+        "stop_reason": "end_turn" if final else "tool_use",
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
+    from scheduler_agent.api.client import make_client
+
+    make_client(api_key=PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")  # the SDK loaded, as in `ask`
+
+    from scheduler_agent.agent.deadline import Deadline
+    from scheduler_agent.agent.events import RequestSent, ignore
+    from scheduler_agent.agent.session import Session
+    from scheduler_agent.calendar.tools import CalendarTools
+    from scheduler_agent.storage import conversations
+    from scheduler_agent.storage.db import connect
+
+    conn = connect(db)
+    clock = pinned_clock(conn)
+    replies = [reply(n, final=n == iterations) for n in range(iterations + 1)]
+    in_send = [0.0]
+
+    def send(request: Any) -> Any:
+        start = time.perf_counter()
+        body = replies[len(stamps) - 1]
+        in_send[0] += time.perf_counter() - start
+        return body
+
+    stamps: list[tuple[float, float]] = []  # (moment, seconds spent in send so far) at each RequestSent
+    listener: Any = ignore
+    if trace:
+        from scheduler_agent.cli.render import Trace
+
+        listener = Trace(open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the process)
+
+    def report(event: Any) -> None:
+        if isinstance(event, RequestSent):
+            stamps.append((time.perf_counter(), in_send[0]))
+        listener(event)
+
+    cid = conversations.latest_id(conn)
+    assert cid is not None, "build a conversation first"
+    session = Session.stored(conn, cid, send, settings(iterations + 5), report, clock)
+    session.ask("And the week after?")
+    tools = CalendarTools(conn, clock)
+    body: list[float] = []
+    for _ in range(50):
+        start = time.perf_counter()
+        with contextlib.suppress(Exception):  # the ToolError the model would read
+            tools.run("find_free_slots", {"person": "nobody", "week": DEMO_WEEK}, "toolu_x", Deadline.after(30))
+        body.append(time.perf_counter() - start)
+    tool = statistics.median(body)
+    local = []
+    for (then, sent_then), (now, sent_now) in itertools.pairwise(stamps[1:]):
+        local.append(now - then - (sent_now - sent_then) - tool)
+    return local
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("action", choices=("build", "iterate"))
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--entries", type=int, default=100)
+    parser.add_argument("--open", action="store_true")
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--trace", action="store_true")
+    args = parser.parse_args(argv)
+    if args.action == "build":
+        print(json.dumps({"cid": build(args.db, args.entries, args.open)}))
+    else:
+        print(json.dumps({"local_seconds": iterate(args.db, args.iterations, args.trace)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""The rows measured as whole processes: an `ask` turn, start-up, resume, import.
+
+Each figure is a process as a person runs it (`scheduler-agent ...`, or the baseline's own
+command), timed from start to exit (resume: start to the first request's arrival), its
+baseline run in the same rounds, alternately first and second.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.common import (
+    DEMO_WEEK,
+    PLACEHOLDER_KEY,
+    TODAY,
+    Row,
+    Sample,
+    bench_env,
+    cli,
+    copy_db,
+    executable,
+    interleaved,
+    ratio_text,
+    timed_run,
+)
+from benchmarks.conversation import messages_of
+from benchmarks.first_request import FirstRequestServer
+
+ASK_GOAL, STARTUP_GOAL, RESUME_GOAL, IMPORT_GOAL = 0.8, 0.2, 0.100, 1.2
+
+
+def ask_turn(folder: Path, demo: Path, runs: int) -> Row:
+    """`scheduler-agent ask` against the scripted no_mornings replies, vs the SDK's tool runner on the same."""
+    from scheduler_agent.lessons.scripts import LESSONS
+    from scheduler_agent.testing.scripted_server import ScriptedServer
+
+    lesson = LESSONS["no_mornings"]
+    figure = "whole `ask` turn (3 requests, loopback API) vs the SDK's tool_runner (classic mode), both --no-stream"
+    with ScriptedServer(lesson.replies, by_length=True) as server:
+        env = bench_env(ANTHROPIC_API_KEY=PLACEHOLDER_KEY, ANTHROPIC_BASE_URL=server.url)
+
+        def turn(command: list[str]) -> float:
+            sent = len(server.received)
+            elapsed = timed_run(command, env=env)
+            if len(server.received) - sent != 3:
+                raise RuntimeError(f"expected 3 requests, the server got {len(server.received) - sent}")
+            return elapsed
+
+        def ours() -> float:
+            db = copy_db(demo, folder / "ask.db")
+            text = lesson.inputs[0]
+            return turn([*cli(), "ask", text, "--db", str(db), "--today", TODAY, "--yes", "--no-stream"])
+
+        def baseline() -> float:
+            db = copy_db(demo, folder / "runner.db")
+            return turn([sys.executable, "-m", "benchmarks.tool_runner_baseline", "--db", str(db), lesson.inputs[0]])
+
+        mine, theirs = interleaved(runs, ours, baseline)
+    return compared(figure, mine, theirs, ASK_GOAL)
+
+
+def compared(figure: str, ours: Sample, baseline: Sample, goal: float) -> Row:
+    ratio = ours.median / baseline.median
+    return Row(figure, ours.ms(), baseline.ms(), ratio_text(ours, baseline), f"<= {goal}x", ratio <= goal)
+
+
+def startup(folder: Path, demo: Path, conversations_db: Path, runs: int) -> list[Row]:
+    """Commands that never call the model, vs `llm --help` (the `llm` package: Click, no SDK at start-up)."""
+    llm = executable("llm")
+    lint_file = folder / "lint.json"
+    lint_file.write_text(json.dumps(messages_of(6, open_end=False)))
+    show_args = ["--week", DEMO_WEEK, "--db", str(demo), "--today", TODAY]
+    commands = {
+        "`--help` start-up vs `llm --help`": ["--help"],
+        "`calendar show` start-up vs `llm --help`": ["calendar", "show", "--person", "priya", *show_args],
+        "`lint` start-up vs `llm --help`": ["lint", str(lint_file)],
+        "`conversations list` start-up vs `llm --help`": ["conversations", "list", "--db", str(conversations_db)],
+    }
+    measures = [lambda args=args: timed_run([*cli(), *args], cwd=folder) for args in commands.values()]
+    if llm is None:
+        samples = interleaved(runs, *measures)
+        why = "baseline not installed: pip install -e '.[bench]'"
+        return [Row(name, s.ms(), why) for name, s in zip(commands, samples, strict=True)]
+    *samples, baseline = interleaved(runs, *measures, lambda: timed_run([str(llm), "--help"], cwd=folder))
+    return [compared(name, s, baseline, STARTUP_GOAL) for name, s in zip(commands, samples, strict=True)]
+
+
+def build_conversation(folder: Path, demo: Path, entries: int, *, open_end: bool) -> Path:
+    """A copy of the demo calendar holding one stored conversation of about `entries` entries."""
+    db = copy_db(demo, folder / f"conversation-{entries}{'-open' if open_end else ''}.db")
+    args = ["--open"] if open_end else []
+    command = [sys.executable, "-m", "benchmarks.conversation", "build", "--db", str(db), "--entries", str(entries)]
+    subprocess.run([*command, *args], check=True, capture_output=True, env=bench_env())
+    return db
+
+
+def resume(folder: Path, small: Path, large: Path, runs: int, label: str) -> Row:
+    """`scheduler-agent resume 1`: process start to the first request, the large conversation above the 1-entry one."""
+    with FirstRequestServer() as server:
+        env = bench_env(ANTHROPIC_API_KEY=PLACEHOLDER_KEY, ANTHROPIC_BASE_URL=server.url)
+
+        def first_request(source: Path) -> float:
+            db = copy_db(source, folder / "resume.db")
+            before = len(server.arrivals)
+            start = time.perf_counter()
+            done = subprocess.run(
+                [*cli(), "resume", "1", "--db", str(db), "--yes"],
+                capture_output=True,
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+            if done.returncode != 0 or len(server.arrivals) == before:
+                raise RuntimeError(f"resume exited {done.returncode}: {done.stderr.decode(errors='replace')[-400:]}")
+            return server.arrivals[before] - start
+
+        big, one = interleaved(runs, lambda: first_request(large), lambda: first_request(small))
+    above = Sample(tuple(b - o for b, o in zip(big.values, one.values, strict=True)))
+    figure = f"resume of a {label}-entry conversation, process start to first request, above a 1-entry resume"
+    return Row(figure, above.ms(signed=True), f"1-entry: {one.ms()}", "-", "<= +100 ms", above.median <= RESUME_GOAL)
+
+
+ICALENDAR_PARSE = (
+    "import sys, icalendar\n"
+    "calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())\n"
+    "print(len(calendar.walk('VEVENT')))\n"
+)
+
+
+def calendar_import(folder: Path, demo: Path, ics: Path, runs: int, label: str) -> Row:
+    """`calendar import` into a fresh copy of the demo calendar, vs a process that only parses it with icalendar."""
+
+    def ours() -> float:
+        db = copy_db(demo, folder / "import.db")
+        return timed_run([*cli(), "calendar", "import", str(ics), "--db", str(db)])
+
+    mine, theirs = interleaved(runs, ours, lambda: timed_run([sys.executable, "-c", ICALENDAR_PARSE, str(ics)]))
+    figure = f"`calendar import` of {label} events vs `icalendar`'s own parse of the file (both whole processes)"
+    return compared(figure, mine, theirs, IMPORT_GOAL)

@@ -1,0 +1,151 @@
+"""The benchmark suite of issue 14: every figure against its baseline and its goal, in one table.
+
+    python -m benchmarks            # 5 interleaved runs per row, full-size inputs (a few minutes)
+    python -m benchmarks --runs 9   # more runs
+    python -m benchmarks --quick    # 1 run, small inputs: checks that every row runs (CI)
+
+The baselines come from the `bench` extra (`pip install -e '.[bench]'`): the SDK's tool runner,
+`llm`, `icalendar`. Inputs are built in a temporary folder: a 100,000-event calendar, a
+10,000-entry conversation, a 10,000-event .ics file. Absolute times vary by machine; the ratios,
+measured side by side in the same rounds, are the claim. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import inputs, loop_rows, process_rows
+from benchmarks.common import Row, bench_env, print_table
+
+
+@dataclass(frozen=True)
+class Sizes:
+    events: int
+    entries: int
+    ics_events: int
+
+    @staticmethod
+    def label(number: int) -> str:
+        return f"{number:,}"
+
+
+FULL = Sizes(events=100_000, entries=10_000, ics_events=10_000)
+QUICK = Sizes(events=1_000, entries=100, ics_events=200)
+
+# Every figure of the issue's table, in its order: the test checks that each is printed.
+FIGURES = (
+    "whole `ask` turn",
+    "`--help` start-up",
+    "`calendar show` start-up",
+    "`lint` start-up",
+    "`conversations list` start-up",
+    "one loop iteration's local cost",
+    "`find_free_slots` for one week",
+    "`create_event`'s conflict check",
+    "resume of a",
+    "`calendar import` of",
+)
+
+
+def guarded(name: str, make: Callable[[], list[Row]]) -> list[Row]:
+    """A row that fails says so in the table (the code under it may be changing) instead of ending the suite."""
+    try:
+        return make()
+    except Exception as exc:
+        traceback.print_exc(file=sys.stderr)
+        return [Row(name, f"FAILED: {type(exc).__name__}: {str(exc)[:160]}".replace("\n", " "))]
+
+
+def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None]) -> list[Row]:
+    label = Sizes.label
+    say("building inputs ...")
+    demo = inputs.demo_db(folder)
+    started = time.perf_counter()
+    large = inputs.large_calendar(folder, demo, sizes.events)
+    say(f"  {label(sizes.events)}-event calendar in {time.perf_counter() - started:.1f} s")
+    ics = inputs.ics_file(folder, sizes.ics_events)
+    small_done = process_rows.build_conversation(folder, demo, 100 if sizes.entries > 100 else 10, open_end=False)
+    large_done = process_rows.build_conversation(folder, demo, sizes.entries, open_end=False)
+    one_open = process_rows.build_conversation(folder, demo, 1, open_end=True)
+    large_open = process_rows.build_conversation(folder, demo, sizes.entries, open_end=True)
+    small_label = "100" if sizes.entries > 100 else "10"
+    rows: list[Row] = []
+    plan: list[tuple[str, Callable[[], list[Row]]]] = [
+        ("whole `ask` turn", lambda: [process_rows.ask_turn(folder, demo, runs)]),
+        ("start-up", lambda: process_rows.startup(folder, demo, small_done, runs)),
+        (
+            "one loop iteration's local cost",
+            lambda: loop_rows.per_iteration(
+                folder, small_done, large_done, (small_label, label(sizes.entries)), runs, 3 if runs == 1 else 10
+            ),
+        ),
+        (
+            "`find_free_slots` for one week",
+            lambda: [loop_rows.free_slots(demo, large, runs, label(sizes.events))],
+        ),
+        (
+            "`create_event`'s conflict check",
+            lambda: [loop_rows.conflict_check(folder, demo, large, runs, label(sizes.events))],
+        ),
+        ("resume of a", lambda: [process_rows.resume(folder, one_open, large_open, runs, label(sizes.entries))]),
+        (
+            "`calendar import` of",
+            lambda: [process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events))],
+        ),
+    ]
+    for name, make in plan:
+        started = time.perf_counter()
+        rows += guarded(name, make)
+        say(f"  measured {name} in {time.perf_counter() - started:.1f} s")
+    return rows
+
+
+def free_slots_script(quick: bool, say: Callable[[str], None]) -> None:
+    """The iCalendar issue's benchmarks/free_slots.py, when it is there: run as it is, its own output shown."""
+    script = Path(__file__).with_name("free_slots.py")
+    if not script.exists():
+        say("benchmarks/free_slots.py: not in this checkout yet (another issue adds it); skipped")
+        return
+    if quick:
+        say("benchmarks/free_slots.py: skipped in --quick (run `python -m benchmarks` for it)")
+        return
+    say("\nbenchmarks/free_slots.py:")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=bench_env(), check=False)
+    print(done.stdout.rstrip())
+    if done.returncode != 0:
+        say(f"  it exited {done.returncode}: {done.stderr[-400:]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1 run, small inputs: check that every row runs")
+    parser.add_argument("--runs", type=int, default=5, help="interleaved runs per row (default 5; --quick: 1)")
+    args = parser.parse_args(argv)
+    runs, sizes = (1, QUICK) if args.quick else (max(1, args.runs), FULL)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="scheduler-agent-bench-") as tmp:
+        rows = suite(Path(tmp), sizes, runs, say)
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(
+        f"scheduler-agent benchmarks, {datetime.date.today().isoformat()}: {runs} interleaved run(s) per row, "
+        f"medians (lowest-highest run); python {platform.python_version()}, {os.cpu_count()} cores, "
+        f"load average {load}{'; QUICK: small inputs, not the claim' if args.quick else ''}"
+    )
+    print()
+    print_table(rows)
+    free_slots_script(args.quick, say)
+    return 0 if all(not row.ours.startswith("FAILED") for row in rows) else 1
