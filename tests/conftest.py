@@ -9,6 +9,7 @@ from datetime import date, time
 from pathlib import Path
 
 import pytest
+from radicale_server import RadicaleServer, make_calendars, unique_passwords
 
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.tools import CalendarTools
@@ -79,3 +80,15 @@ def conn(tmp_path: Path) -> sqlite3.Connection:
 def tools(conn: sqlite3.Connection) -> CalendarTools:
     """The calendar tools on the demo calendar, the clock pinned at Thu 2026-08-27 09:00 London time."""
     return CalendarTools(conn, Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London"))
+
+
+# --- CalDAV (issue 15): a real Radicale server on loopback ------------------------------------
+
+
+@pytest.fixture
+def radicale(tmp_path: Path) -> Iterator[RadicaleServer]:
+    """Radicale on a free loopback port, users jordan (the owner) and priya with unique passwords, their
+    calendars made (jordan: work, personal; priya: shared, readable by jordan, and private, not)."""
+    with RadicaleServer(tmp_path / "radicale", unique_passwords()) as server:
+        make_calendars(server)
+        yield server

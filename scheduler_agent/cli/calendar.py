@@ -24,9 +24,10 @@ from scheduler_agent.calendar.people import add_person, get_owner, list_people, 
 from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person, parse_hours
+from scheduler_agent.cli.caldav import CalDAVUrlOption, EmailOption, register, save_contact
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, TodayOption, default_db_path
-from scheduler_agent.storage.db import open_db
+from scheduler_agent.storage.db import open_db, transaction
 
 calendar_app = typer.Typer(
     name="calendar",
@@ -109,11 +110,17 @@ def add_person_command(
     tz: TzOption,
     hours: HoursOption = "09:00-17:00",
     db: DbOption = None,
+    email: EmailOption = None,
+    caldav: CalDAVUrlOption = None,
 ) -> None:
     """Add someone the owner meets."""
     with _calendar(db) as conn:
-        person = add_person(conn, key, name, tz, *parse_hours(hours))
+        with transaction(conn):  # the person and their e-mail/CalDAV calendar, or neither
+            person = add_person(conn, key, name, tz, *parse_hours(hours))
+            contact = save_contact(conn, person.key, email, caldav)
         typer.echo(f"Added {person.key}: {person.name}, {person.hours}.")
+        if contact:
+            typer.echo(contact)
 
 
 @calendar_app.command("add-event")
@@ -264,3 +271,6 @@ def export_command(
             f"Exported {exported.events} event(s) ({exported.recurring} recurring) "
             f"for {ics.person_label(who)} to {out}."
         )
+
+
+register(calendar_app)  # `calendar connect` and `calendar backends` (cli/caldav.py)
