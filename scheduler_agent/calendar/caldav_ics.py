@@ -19,6 +19,7 @@ import icalendar
 
 CALL_PROPERTY = "X-SCHEDULER-AGENT-CALL"
 PRODID = "-//scheduler-agent//CalDAV booking//EN"
+_SECOND = timedelta(seconds=1)
 
 
 def booking_uid(tool_use_id: str) -> str:
@@ -219,8 +220,8 @@ def parse_freebusy(text: str, start: datetime, end: datetime) -> list[tuple[date
                 continue
             begins = _moment(block.decoded("DTSTART"), ZoneInfo("UTC"))
             ends = _moment(block.decoded("DTEND"), ZoneInfo("UTC"))
-            if len(blocks) == 1 and begins == start and ends == end:
-                continue  # the range itself, with no busy period in it
+            if len(blocks) == 1 and abs(begins - start) < _SECOND and abs(ends - end) < _SECOND:
+                continue  # the range itself (servers drop fractions of a second), with no busy period in it
             busy.append((begins, ends))
     clipped = [(max(b, start), min(e, end)) for b, e in busy]
     return sorted((b, e) for b, e in clipped if b < e)
