@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.caldav_changes import EventChanges, changed_on_server, describe, overlaps
 from scheduler_agent.calendar.caldav_connect import (
     CONNECT_HINT,
     REQUEST_DEADLINE_SECONDS,
@@ -42,25 +42,25 @@ from scheduler_agent.calendar.caldav_connect import (
     load_connection,
     password_for,
 )
-from scheduler_agent.calendar.caldav_ics import Attendee, booking_ics, booking_uid, changed_ics
-from scheduler_agent.calendar.caldav_read import BusyInterval, CalDAVReader, Fetched, RemoteEvent
+from scheduler_agent.calendar.caldav_ics import Attendee, booking_ics, booking_uid
+from scheduler_agent.calendar.caldav_read import CalDAVReader, local_id
+from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent, Written
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Person
 from scheduler_agent.testing import faults
 
+__all__ = [
+    "BusyInterval",
+    "CalDAVCalendar",
+    "RemoteEvent",
+    "Written",
+    "changed_on_server",
+    "describe",
+    "written_text",
+]
+
 ICS_HEADERS = {"Content-Type": "text/calendar; charset=utf-8"}
-
-
-@dataclass(frozen=True)
-class Written:
-    """What a create, move or cancel left on the server."""
-
-    event: RemoteEvent
-    already_made: bool = False  # a resumed round: this call's write was already there
-    clashes: tuple[BusyInterval, ...] = ()  # overlaps that appeared while writing (the booking is kept)
-    not_invited: tuple[str, ...] = ()  # attendees with no e-mail address: no ATTENDEE, no invitation
-    invites: bool = True  # whether the server is asked to send invitations
 
 
 class CalDAVCalendar:
@@ -117,16 +117,16 @@ class CalDAVCalendar:
         href = self.reader.resource_url(f"{uid}.ics")
         existing = self.reader.fetch(href, "looking for this call's booking")
         if existing is not None:  # a resumed round: the write happened, its answer was lost
-            return self._made(existing, tool_use_id)
+            return self.made(existing, tool_use_id)
         keys = [OWNER_KEY, *[key for key in dict.fromkeys(attendees) if key != OWNER_KEY]]
-        clashes = self._clashes(keys, start, end, ignore=href)
+        clashes = overlaps(self.reader, keys, start, end, ignore=href)
         if clashes:
             raise ToolError(
                 f"{format_window((start, end), owner.tz)} ({owner.tz}) is not free on the calendar server: it "
                 f"overlaps {describe(clashes, owner.tz)}. Nothing was booked; pick another start "
                 "(find_free_slots lists the free windows)."
             )
-        people = self._people(keys)
+        people = people_for(self.conn, keys)
         with_email = [p for p in people if self._email(p) is not None]
         body = booking_ics(
             uid=uid,
@@ -135,7 +135,7 @@ class CalDAVCalendar:
             start=start,
             end=end,
             tz=owner.tz,
-            organizer=Attendee(owner.name, self._organizer_email()),
+            organizer=Attendee(owner.name, self.organizer_email()),
             attendees=[Attendee(p.name, str(self._email(p))) for p in with_email],
             invites=self.connection.invites,
             stamp=self.now(),
@@ -143,27 +143,27 @@ class CalDAVCalendar:
         faults.pause("caldav_before_put")
         if deadline is not None:
             deadline.check("create_event")  # the last moment nothing has been written
-        status = self._put(href, body, {"If-None-Match": "*"}, "writing the booking", tool_use_id)
+        status = self.put(href, body, {"If-None-Match": "*"}, "writing the booking", tool_use_id)
         if status in (412, 409):  # another process of this same call got there first (or a no-uid-conflict)
             fetched = self.reader.fetch(href, "reading the booking back")
             if fetched is None:
                 raise CalDAVError(f"the server refused the booking ({status}) and does not have it: try again")
-            return self._made(fetched, tool_use_id)
+            return self.made(fetched, tool_use_id)
         faults.reach("after_caldav_put")
         fetched = self.reader.fetch(href, "reading the booking back")
         if fetched is None:
             raise CalDAVError(f"the server accepted the booking at {href} but does not show it: look at your calendar")
         remote = self.reader.remote_of(fetched)
-        self.reader.local_id(href, uid, tool_use_id)
-        after = self._clashes(keys, start, end, ignore=href, own_span=(start, end))
+        local_id(self.conn, href, uid, tool_use_id)
+        after = overlaps(self.reader, keys, start, end, ignore=href, own_span=(start, end))
         not_invited = tuple(p.key for p in people if self._email(p) is None and p.key != OWNER_KEY)
         return Written(remote, False, tuple(after), not_invited, self.connection.invites)
 
-    def _made(self, fetched: Fetched, tool_use_id: str) -> Written:
-        self.reader.local_id(fetched.href, fetched.occurrence.uid, tool_use_id)
+    def made(self, fetched: Fetched, tool_use_id: str) -> Written:
+        local_id(self.conn, fetched.href, fetched.occurrence.uid, tool_use_id)
         return Written(self.reader.remote_of(fetched), already_made=True, invites=self.connection.invites)
 
-    def _put(self, href: str, body: str, condition: dict[str, str], doing: str, tool_use_id: str) -> int:
+    def put(self, href: str, body: str, condition: dict[str, str], doing: str, tool_use_id: str) -> int:
         """One PUT; its status when 2xx or 412/409. A lost answer is settled by reading the resource."""
         import niquests
 
@@ -189,143 +189,25 @@ class CalDAVCalendar:
         check_status(href, status, doing)
         return status
 
-    # --- move and cancel ----------------------------------------------------------------------
+    # --- move and cancel (caldav_changes.py) -------------------------------------------------------
 
     def move(
         self, tool_use_id: str, event_id: int, new_start: datetime, minutes: int, etag: str | None = None
     ) -> Written:
         """Move a single event the owner organises to [new_start, +minutes), with If-Match."""
-        owner = get_owner(self.conn)
-        fetched = self._editable(event_id, "move")
-        if fetched.occurrence.last_call == tool_use_id:
-            return self._made(fetched, tool_use_id)
-        self._same_version(fetched, etag)
-        new_end = new_start + timedelta(minutes=minutes)
-        keys = list(self.reader.remote_of(fetched).event.attendees)
-        clashes = self._clashes(keys, new_start, new_end, ignore=fetched.href)
-        if clashes:
-            raise ToolError(
-                f"{format_window((new_start, new_end), owner.tz)} ({owner.tz}) is not free: it overlaps "
-                f"{describe(clashes, owner.tz)}. Nothing was moved; pick another start."
-            )
-        body = changed_ics(
-            fetched.text, tool_use_id=tool_use_id, stamp=self.now(), tz=owner.tz, start=new_start, end=new_end
-        )
-        return self._write_change(fetched, body, tool_use_id, "moving the event", keys, (new_start, new_end))
+        return EventChanges(self).move(tool_use_id, event_id, new_start, minutes, etag)
 
     def cancel(self, tool_use_id: str, event_id: int, etag: str | None = None) -> Written:
         """Cancel (STATUS:CANCELLED, never a DELETE) a single event the owner organises, with If-Match."""
-        owner = get_owner(self.conn)
-        fetched = self._editable(event_id, "cancel")
-        if fetched.occurrence.last_call == tool_use_id:
-            return self._made(fetched, tool_use_id)
-        self._same_version(fetched, etag)
-        body = changed_ics(fetched.text, tool_use_id=tool_use_id, stamp=self.now(), tz=owner.tz, cancel=True)
-        return self._write_change(fetched, body, tool_use_id, "cancelling the event", [], None)
-
-    def _write_change(
-        self,
-        fetched: Fetched,
-        body: str,
-        tool_use_id: str,
-        doing: str,
-        keys: list[str],
-        span: tuple[datetime, datetime] | None,
-    ) -> Written:
-        condition = {"If-Match": fetched.etag} if fetched.etag else {}
-        faults.pause("caldav_before_change")
-        status = self._put(fetched.href, body, condition, doing, tool_use_id)
-        now = self.reader.fetch(fetched.href, "reading the event back")
-        if now is None:
-            raise ToolError("The event was deleted on the server meanwhile; nothing was changed. Tell the user.")
-        if status in (412, 409):
-            if now.occurrence.last_call == tool_use_id:
-                return self._made(now, tool_use_id)
-            raise ToolError(changed_on_server(self.reader.remote_of(now), get_owner(self.conn).tz))
-        after = self._clashes(keys, *span, ignore=fetched.href, own_span=span) if span else []
-        return Written(self.reader.remote_of(now), clashes=tuple(after), invites=self.connection.invites)
-
-    def _editable(self, event_id: int, verb: str) -> Fetched:
-        href = self.reader.href_of(event_id)
-        if href is None:
-            raise ToolError(f"There is no event with id {event_id}: list_events gives the ids of the events.")
-        fetched = self.reader.fetch(href, f"reading the event to {verb}")
-        if fetched is None:
-            raise ToolError(f"Event {event_id} is no longer on the calendar server; nothing was changed.")
-        occurrence = fetched.occurrence
-        if occurrence.recurring:
-            raise ToolError(
-                f"Event {event_id} ({occurrence.title!r}) repeats: only single events can be {verb}d on the "
-                "calendar server. Tell the user to change it in their calendar app."
-            )
-        mine = {self._organizer_email().lower()}
-        if occurrence.organizer is not None and occurrence.organizer not in mine and occurrence.last_call is None:
-            raise ToolError(
-                f"Event {event_id} ({occurrence.title!r}) is organised by {occurrence.organizer}, not by you: "
-                f"only its organiser can {verb} it. Nothing was changed."
-            )
-        if occurrence.cancelled and verb == "move":
-            raise ToolError(f"Event {event_id} ({occurrence.title!r}) is cancelled; nothing was moved.")
-        return fetched
-
-    def _same_version(self, fetched: Fetched, etag: str | None) -> None:
-        if etag is not None and fetched.etag is not None and etag != fetched.etag:
-            raise ToolError(changed_on_server(self.reader.remote_of(fetched), get_owner(self.conn).tz))
+        return EventChanges(self).cancel(tool_use_id, event_id, etag)
 
     # --- shared -------------------------------------------------------------------------------
 
-    def _clashes(
-        self,
-        keys: Sequence[str],
-        start: datetime,
-        end: datetime,
-        *,
-        ignore: str,
-        own_span: tuple[datetime, datetime] | None = None,
-    ) -> list[BusyInterval]:
-        """Busy intervals overlapping [start, end), less the resource `ignore` itself. After a write,
-        an untitled "busy" of exactly `own_span` is taken as the server's copy of it for an attendee."""
-        found = []
-        for interval in self.reader.busy(keys, start, end):
-            if interval.href == ignore or not (interval.start < end and interval.end > start):
-                continue
-            if own_span is not None and interval.href is None and (interval.start, interval.end) == own_span:
-                continue
-            found.append(interval)
-        return found
-
-    def _people(self, keys: Sequence[str]) -> list[Person]:
-        everyone = {p.key: p for p in [get_owner(self.conn), *list_people(self.conn)]}
-        unknown = [key for key in keys if key not in everyone]
-        if unknown:
-            raise CalendarError(f"unknown person key(s): {', '.join(unknown)}; add them with `calendar add-person`")
-        return [everyone[key] for key in keys]
-
     def _email(self, person: Person) -> str | None:
-        if person.key == OWNER_KEY:
-            return self._organizer_email()
-        return contacts(self.conn)[person.key].email
+        return self.organizer_email() if person.key == OWNER_KEY else contacts(self.conn)[person.key].email
 
-    def _organizer_email(self) -> str:
+    def organizer_email(self) -> str:
         return self.connection.email or f"{self.connection.username}@{self.connection.host}"
-
-
-def describe(intervals: Sequence[BusyInterval], tz: str) -> str:
-    """`'Design review' (Tue 1 Sep 10:00-11:00; you) and busy (…; priya)`."""
-    return " and ".join(
-        f"{(repr(b.title) if b.title != 'busy' else 'busy time')} ({format_window((b.start, b.end), tz)}; {b.person})"
-        for b in intervals
-    )
-
-
-def changed_on_server(remote: RemoteEvent, tz: str) -> str:
-    event = remote.event
-    state = "cancelled" if remote.cancelled else f"on {format_window((event.start, event.end), tz)} ({tz})"
-    return (
-        f"The event changed on the server since it was read; nothing was changed. Here is what it is now: "
-        f"{event.title!r} {state}, attendees {', '.join(event.attendees)}, id {event.id}. "
-        "Tell the user, and ask before changing it again."
-    )
 
 
 def written_text(written: Written, tz: str, verb: str = "Booked") -> str:
@@ -344,3 +226,11 @@ def written_text(written: Written, tz: str, verb: str = "Booked") -> str:
             " is kept. Tell the user about the clash."
         )
     return text
+
+
+def people_for(conn: sqlite3.Connection, keys: Sequence[str]) -> list[Person]:
+    everyone = {p.key: p for p in [get_owner(conn), *list_people(conn)]}
+    unknown = [key for key in keys if key not in everyone]
+    if unknown:
+        raise CalendarError(f"unknown person key(s): {', '.join(unknown)}; add them with `calendar add-person`")
+    return [everyone[key] for key in keys]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
@@ -28,6 +27,7 @@ from scheduler_agent.calendar.caldav_connect import (
     server_errors,
 )
 from scheduler_agent.calendar.caldav_ics import Occurrence, parse_freebusy, read_occurrence
+from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
@@ -36,44 +36,6 @@ from scheduler_agent.storage.db import transaction
 if TYPE_CHECKING:
     from caldav.collection import Calendar
     from caldav.davclient import DAVClient
-
-BUSY = "busy"
-
-
-@dataclass(frozen=True)
-class BusyInterval:
-    """A stretch of someone's busy time: with the event's title when the server gave it, else "busy"."""
-
-    person: str  # the person's key
-    start: datetime  # aware, UTC
-    end: datetime
-    title: str = BUSY
-    event_id: int | None = None  # the local id, when it is an event of the owner's calendar
-    href: str | None = None
-
-
-@dataclass(frozen=True)
-class RemoteEvent:
-    """An event of the owner's calendar (or one occurrence of it), with where it lives on the server."""
-
-    event: Event  # its id is the local id
-    href: str
-    uid: str
-    etag: str | None
-    organizer: str | None  # e-mail address, when the event has one
-    last_call: str | None  # the tool_use id that last wrote it, when this agent did
-    cancelled: bool = False
-    busy: bool = True  # False when transparent or cancelled
-
-
-@dataclass(frozen=True)
-class Fetched:
-    """One resource as the server holds it now: its text, its ETag, its (first) VEVENT."""
-
-    href: str
-    text: str
-    etag: str | None
-    occurrence: Occurrence
 
 
 class CalDAVReader:
@@ -112,23 +74,6 @@ class CalDAVReader:
         """Whether `url` is on the connection's server: the owner's password is sent nowhere else."""
         mine, theirs = urlsplit(self.connection.url), urlsplit(url)
         return (mine.scheme, mine.hostname, mine.port) == (theirs.scheme, theirs.hostname, theirs.port)
-
-    # --- local ids ----------------------------------------------------------------------------
-
-    def local_id(self, href: str, uid: str, tool_use_id: str | None = None) -> int:
-        with transaction(self.conn):
-            self.conn.execute(
-                "INSERT INTO caldav_events (href, uid, tool_use_id) VALUES (?, ?, ?) ON CONFLICT (href) DO UPDATE "
-                "SET tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)",
-                (href, uid, tool_use_id),
-            )
-            row = self.conn.execute("SELECT id FROM caldav_events WHERE href = ?", (href,)).fetchone()
-        local: int = row[0]
-        return local
-
-    def href_of(self, event_id: int) -> str | None:
-        row = self.conn.execute("SELECT href FROM caldav_events WHERE id = ?", (event_id,)).fetchone()
-        return None if row is None else str(row[0])
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -207,8 +152,8 @@ class CalDAVReader:
         return found
 
     def _remote(self, href: str, occurrence: Occurrence, etag: str | None, owner: Person) -> RemoteEvent:
-        local = self.local_id(href, occurrence.uid)
-        keys = self._attendee_keys(occurrence)
+        local = local_id(self.conn, href, occurrence.uid)
+        keys = attendee_keys(self.conn, self.connection, occurrence)
         event = Event(local, occurrence.title, occurrence.start, occurrence.end, keys, occurrence.recurring)
         return RemoteEvent(
             event,
@@ -220,14 +165,6 @@ class CalDAVReader:
             occurrence.cancelled,
             occurrence.busy,
         )
-
-    def _attendee_keys(self, occurrence: Occurrence) -> tuple[str, ...]:
-        """The attendees as person keys where their address is known (else the address), the owner first."""
-        by_email = {c.email.lower(): key for key, c in contacts(self.conn).items() if c.email}
-        if self.connection.email:
-            by_email[self.connection.email.lower()] = OWNER_KEY
-        others = sorted({by_email.get(address, address) for address in occurrence.attendees} - {OWNER_KEY})
-        return (OWNER_KEY, *others)
 
     def fetch(self, href: str, doing: str) -> Fetched | None:
         """The resource at `href` as it is now, or None when it is gone (404)."""
@@ -258,3 +195,30 @@ class CalDAVReader:
         with self.errors(self.connection.url, "listing your calendars"):
             principal: Any = self.client.principal()  # type: ignore[no-untyped-call]
             return [(str(c.get_display_name() or c.url), str(c.url)) for c in principal.calendars()]
+
+
+def local_id(conn: sqlite3.Connection, href: str, uid: str, tool_use_id: str | None = None) -> int:
+    """The local id of the resource at `href` (given the first time it is seen); records the call that wrote it."""
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO caldav_events (href, uid, tool_use_id) VALUES (?, ?, ?) ON CONFLICT (href) DO UPDATE "
+            "SET tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)",
+            (href, uid, tool_use_id),
+        )
+        row = conn.execute("SELECT id FROM caldav_events WHERE href = ?", (href,)).fetchone()
+    found: int = row[0]
+    return found
+
+
+def href_of(conn: sqlite3.Connection, event_id: int) -> str | None:
+    row = conn.execute("SELECT href FROM caldav_events WHERE id = ?", (event_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def attendee_keys(conn: sqlite3.Connection, connection: Connection, occurrence: Occurrence) -> tuple[str, ...]:
+    """The attendees as person keys where their address is known (else the address), the owner first."""
+    by_email = {c.email.lower(): key for key, c in contacts(conn).items() if c.email}
+    if connection.email:
+        by_email[connection.email.lower()] = OWNER_KEY
+    others = sorted({by_email.get(address, address) for address in occurrence.attendees} - {OWNER_KEY})
+    return (OWNER_KEY, *others)
