@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -175,3 +176,70 @@ def make_calendars(server: RadicaleServer) -> None:
 
 def calendar_url(server: RadicaleServer, user: str, cal_id: str) -> str:
     return f"{server.user_url(user)}{cal_id}/"
+
+
+class LosingProxy:
+    """A loopback proxy in front of a server that passes everything through, except that it drops the
+    answer to the first PUT (after the server has handled it) and closes the connection: a write that
+    happened, whose answer never came back."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.port = self.listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.dropped = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+
+    def _relay(self, client: socket.socket) -> None:
+        with client, socket.create_connection(("127.0.0.1", self.target_port)) as upstream:
+            client.settimeout(10)
+            upstream.settimeout(10)
+            while True:
+                request = _read_message(client)
+                if not request:
+                    return
+                upstream.sendall(request)
+                answer = _read_message(upstream)
+                with self._lock:
+                    drop = request.startswith(b"PUT ") and self.dropped == 0
+                    self.dropped += drop
+                if drop or not answer:
+                    return  # the server did the PUT; its answer goes nowhere
+                client.sendall(answer)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _read_message(sock: socket.socket) -> bytes:
+    """One HTTP/1.1 message with a Content-Length body (what the caldav library and Radicale send)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b""
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body

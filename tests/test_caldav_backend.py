@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from caldav.collection import Calendar
-from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for
+from radicale_server import OWNER_USER, PRIYA_USER, LosingProxy, RadicaleServer, calendar_url, client_for
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, Written, written_text
@@ -159,6 +159,8 @@ def test_a_booking_is_one_event_with_organizer_attendees_and_its_vtimezone(
     said = written_text(written, TZ)
     assert f"Event id: {written.event.event.id}." in said
     assert "invitations" in said and "sam: not invited" in said
+    note = backend(conn, radicale).invitation_note(["priya", "sam"])
+    assert note == "The calendar server will e-mail invitations to Priya Raman <priya@example.com>."
     assert (
         conn.execute("SELECT tool_use_id FROM caldav_events WHERE href = ?", (written.event.href,)).fetchone()[0]
         == "toolu_01"
@@ -172,6 +174,7 @@ def test_no_invites_writes_schedule_agent_client(tmp_path: Path, radicale: Radic
     assert {a.params["SCHEDULE-AGENT"] for a in event["ATTENDEE"]} == {"CLIENT"}
     assert event["ORGANIZER"].params["SCHEDULE-AGENT"] == "CLIENT"
     assert "invitations" not in written_text(written, TZ)
+    assert backend(conn, radicale).invitation_note(["priya"]) == "No invitations will be sent (--no-invites)."
 
 
 def test_a_resumed_round_after_the_first_put_succeeded_books_nothing_more(
@@ -196,6 +199,25 @@ def test_a_resumed_round_after_the_first_put_succeeded_books_nothing_more(
     assert written_text(again, TZ).startswith("The booking was made: Booked 'Plan Q2'")
     assert len(server_events(radicale)) == 1
     assert again.event.event.id == twice.event.event.id
+
+
+def test_a_booking_whose_answer_is_lost_is_found_on_the_server_not_made_again(
+    tmp_path: Path, radicale: RadicaleServer
+) -> None:
+    """The PUT reached the server and its answer was lost on the way back: reading the resource settles it."""
+    conn = calendar_db(tmp_path, radicale)
+    proxy = LosingProxy(radicale.port)
+    try:
+        via = proxy.url
+        work = calendar_url(radicale, OWNER_USER, "work").replace(radicale.url, via)
+        save_connection(conn, Connection(via, OWNER_USER, work, "Work", "env:X", "jordan@example.com"))
+        set_contact(conn, "priya", None, calendar_url(radicale, PRIYA_USER, "shared").replace(radicale.url, via))
+        written = backend(conn, radicale).create("toolu_l", "Plan", TUESDAY_10, TUESDAY_10 + HALF_HOUR, ["priya"])
+    finally:
+        proxy.close()
+    assert proxy.dropped == 1
+    assert written.already_made  # found there, written by this very call
+    assert len(server_events(radicale)) == 1
 
 
 def test_two_processes_of_one_call_racing_write_once_by_if_none_match(
@@ -368,6 +390,7 @@ def test_the_server_killed_mid_booking_writes_nothing_and_says_so(
 
     assert len(failures) == 1 and isinstance(failures[0], CalDAVError)
     assert "cannot reach the CalDAV server" in str(failures[0])
+    assert str(failures[0]).endswith("nothing was written (the connection was refused)")
     stored = list((radicale.folder / "collections").rglob("*.ics"))
     assert stored == []  # nothing half-written
     with pytest.raises(CalDAVError, match=r"cannot reach the CalDAV server.*is it running"):

@@ -100,6 +100,14 @@ class CalDAVCalendar:
         count = len(self.reader.owner_events(now, now + timedelta(days=7)))
         return f"answers; {count} event(s) in the next 7 days"
 
+    def invitation_note(self, attendees: Sequence[str]) -> str:
+        """For the approval text of a booking with `attendees` (keys): who the calendar server will e-mail."""
+        people = people_for(self.conn, [key for key in attendees if key != OWNER_KEY])
+        invited = [f"{p.name} <{self._email(p)}>" for p in people if self._email(p)]
+        if not self.connection.invites or not invited:
+            return "No invitations will be sent" + (" (--no-invites)." if not self.connection.invites else ".")
+        return f"The calendar server will e-mail invitations to {', '.join(invited)}."
+
     # --- create -------------------------------------------------------------------------------
 
     def create(
@@ -171,8 +179,11 @@ class CalDAVCalendar:
             with self.reader.errors(href, doing):
                 response = self.reader.client.request(href, "PUT", body, {**ICS_HEADERS, **condition})
         except CalDAVError as failure:
-            if not isinstance(failure.__context__, niquests.exceptions.RequestException | TimeoutError):
+            cause = failure.__context__
+            if not isinstance(cause, niquests.exceptions.RequestException | TimeoutError):
                 raise
+            if _never_sent(cause):
+                raise CalDAVError(f"{failure}; nothing was written (the connection was refused)") from None
             try:  # the request went out and its answer did not come back: is the write there?
                 fetched = self.reader.fetch(href, "checking whether the write arrived")
             except CalDAVError:
@@ -234,3 +245,9 @@ def people_for(conn: sqlite3.Connection, keys: Sequence[str]) -> list[Person]:
     if unknown:
         raise CalendarError(f"unknown person key(s): {', '.join(unknown)}; add them with `calendar add-person`")
     return [everyone[key] for key in keys]
+
+
+def _never_sent(cause: BaseException) -> bool:
+    """Whether the request failed before it reached a server (the connection was refused)."""
+    text = f"{cause} {cause.__cause__ or ''} {cause.__context__ or ''}".lower()
+    return isinstance(cause, ConnectionRefusedError) or "refused" in text or "errno 111" in text
