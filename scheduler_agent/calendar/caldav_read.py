@@ -114,8 +114,9 @@ class CalDAVReader:
     def _person_busy(self, person: Person, url: str, start: datetime, end: datetime) -> list[BusyInterval]:
         if not self.same_server(url):
             raise CalDAVError(
-                f"{person.name}'s calendar {url} is not on your server {urlsplit(self.connection.url).netloc}: your password is "
-                "sent to that server only; give a calendar shared with you there (`calendar add-person --caldav`)"
+                f"{person.name}'s calendar {url} is not on your server {urlsplit(self.connection.url).netloc}: "
+                "your password is sent to that server only; give a calendar shared with you there "
+                "(`calendar add-person --caldav`)"
             )
         doing = f"reading {person.name}'s busy time"
         import niquests
