@@ -241,3 +241,79 @@ def test_the_calendar_commands_start_without_the_caldav_library() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.split() == ["False", "False"], result.stderr
+
+
+FILE_KEYRING = '''
+import json, os
+from keyring.backend import KeyringBackend
+
+class FileKeyring(KeyringBackend):
+    """A keyring for the test: a JSON file, standing in for the system keyring."""
+    priority = 1
+    path = os.environ["TEST_KEYRING_FILE"]
+
+    def _load(self):
+        return json.load(open(self.path)) if os.path.exists(self.path) else {}
+
+    def get_password(self, service, username):
+        return self._load().get(service + " " + username)
+
+    def set_password(self, service, username, password):
+        data = self._load()
+        data[service + " " + username] = password
+        json.dump(data, open(self.path, "w"))
+
+    def delete_password(self, service, username):
+        pass
+'''
+
+
+def run_on_a_terminal(args: list[str], env: dict[str, str], answer: str) -> tuple[int, str]:
+    """The real CLI with a controlling terminal (a pty): type `answer` at the password prompt."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the CLI, its terminal the pty
+        os.chdir("/")
+        os.execve(sys.executable, [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args], env)
+    seen, typed = b"", False
+    while True:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not typed and b"Password of" in seen:
+            os.write(fd, answer.encode() + b"\n")
+            typed = True
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
+
+
+def test_a_password_typed_once_on_a_terminal_is_kept_in_the_keyring(
+    db: Path, radicale: RadicaleServer, tmp_path: Path
+) -> None:
+    (tmp_path / "testkeyring.py").write_text(FILE_KEYRING, encoding="utf-8")
+    keyring_file = tmp_path / "keyring.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))} | {
+        "PYTHONPATH": str(tmp_path),
+        "PYTHON_KEYRING_BACKEND": "testkeyring.FileKeyring",
+        "TEST_KEYRING_FILE": str(keyring_file),
+    }
+    args = ["calendar", "connect", "caldav", radicale.url, "--user", OWNER_USER, "--calendar", "work", "--db", str(db)]
+    code, screen = run_on_a_terminal(args, env, radicale.users[OWNER_USER])
+    assert code == 0, screen
+    assert f"Password of {OWNER_USER} on 127.0.0.1: " in screen
+    assert "the password comes from the system keyring" in screen
+    assert radicale.users[OWNER_USER] in keyring_file.read_text(encoding="utf-8")  # kept there, and only there
+    for path in (db, db.with_name(db.name + "-wal")):
+        assert not path.exists() or radicale.users[OWNER_USER].encode() not in path.read_bytes()
+
+    checked = subprocess.run(  # later, without a terminal: read from the keyring, not asked again
+        [sys.executable, "-c", "from scheduler_agent.cli import main; main()", "calendar", "backends", "--db", str(db)],
+        env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd="/",
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "password from the system keyring" in checked.stdout and "answers; 0 event(s)" in checked.stdout
