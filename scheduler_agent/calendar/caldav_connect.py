@@ -118,13 +118,17 @@ def set_contact(conn: sqlite3.Connection, key: str, email: str | None, caldav_ur
         if conn.execute("SELECT 1 FROM people WHERE key = ?", (key,)).fetchone() is None:
             raise CalendarError(f"there is no person {key!r}: add them with `scheduler-agent calendar add-person`")
         conn.execute(
-            "UPDATE people SET email = coalesce(?, email), caldav_url = coalesce(?, caldav_url) WHERE key = ?",
-            (email, caldav_url, key),
+            "INSERT INTO person_contacts (person_key, email, caldav_url) VALUES (?, ?, ?) "
+            "ON CONFLICT (person_key) DO UPDATE SET email = coalesce(excluded.email, person_contacts.email), "
+            "caldav_url = coalesce(excluded.caldav_url, person_contacts.caldav_url)",
+            (key, email, caldav_url),
         )
 
 
 def contacts(conn: sqlite3.Connection) -> dict[str, Contact]:
-    rows = conn.execute("SELECT key, email, caldav_url FROM people")
+    rows = conn.execute(
+        "SELECT p.key, c.email, c.caldav_url FROM people p LEFT JOIN person_contacts c ON c.person_key = p.key"
+    )
     return {row["key"]: Contact(row["key"], row["email"], row["caldav_url"]) for row in rows}
 
 

@@ -236,9 +236,15 @@ def m017_caldav_connections(conn: sqlite3.Connection) -> None:
 @migration
 def m018_people_contacts(conn: sqlite3.Connection) -> None:
     """People's e-mail addresses (ATTENDEE of what is booked) and the CalDAV calendar their busy time is
-    read from (shared with the owner; read access is enough)."""
+    read from (shared with the owner; read access is enough). A table of its own beside `people`, so
+    the people rows keep their shape."""
     _run(
         conn,
-        "ALTER TABLE people ADD COLUMN email TEXT",
-        "ALTER TABLE people ADD COLUMN caldav_url TEXT",
+        """
+        CREATE TABLE person_contacts (
+            person_key TEXT PRIMARY KEY REFERENCES people (key) ON DELETE CASCADE,
+            email TEXT CHECK (email IS NULL OR email LIKE '%_@_%'),
+            caldav_url TEXT CHECK (caldav_url IS NULL OR caldav_url LIKE 'http%://%')
+        )
+        """,
     )
