@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from radicale_server import RadicaleServer, make_calendars, unique_passwords
 
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.tools import CalendarTools
@@ -108,3 +109,15 @@ def browser() -> Iterator[Any]:
 def browser_without_js() -> Iterator[Any]:
     """Chromium with JavaScript off."""
     yield from _browser(javascript=False)
+
+
+# --- CalDAV (issue 15): a real Radicale server on loopback ------------------------------------
+
+
+@pytest.fixture
+def radicale(tmp_path: Path) -> Iterator[RadicaleServer]:
+    """Radicale on a free loopback port, users jordan (the owner) and priya with unique passwords, their
+    calendars made (jordan: work, personal; priya: shared, readable by jordan, and private, not)."""
+    with RadicaleServer(tmp_path / "radicale", unique_passwords()) as server:
+        make_calendars(server)
+        yield server

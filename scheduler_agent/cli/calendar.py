@@ -35,10 +35,11 @@ from scheduler_agent.calendar.types import (
     parse_days,
     parse_hours,
 )
+from scheduler_agent.cli.caldav import CalDAVUrlOption, EmailOption, register, save_contact
 from scheduler_agent.cli.calendar_json import busy_json
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, TodayOption, default_db_path
-from scheduler_agent.storage.db import open_db
+from scheduler_agent.storage.db import open_db, transaction
 
 calendar_app = typer.Typer(
     name="calendar",
@@ -241,11 +242,17 @@ def add_person_command(
     tz: TzOption,
     hours: HoursOption = "09:00-17:00",
     db: DbOption = None,
+    email: EmailOption = None,
+    caldav: CalDAVUrlOption = None,
 ) -> None:
     """Add someone the owner meets."""
     with _calendar(db) as conn:
-        person = add_person(conn, key, name, tz, *parse_hours(hours))
+        with transaction(conn):  # the person and their e-mail/CalDAV calendar, or neither
+            person = add_person(conn, key, name, tz, *parse_hours(hours))
+            contact = save_contact(conn, person.key, email, caldav)
         typer.echo(f"Added {person.key}: {person.name}, {person.hours}.")
+        if contact:
+            typer.echo(contact)
 
 
 @calendar_app.command(
@@ -556,3 +563,6 @@ def feeds_command(
                 f"#{feed.id}  {feed.person_key}  {feed.shown}  every {feeds.format_duration(feed.refresh)}  "
                 f"{feeds.plural(feed.events, 'event')}  last fetch {fetched}: {feed.result}"
             )
+
+
+register(calendar_app)  # `calendar connect` and `calendar backends` (cli/caldav.py)

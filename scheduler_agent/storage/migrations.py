@@ -379,3 +379,55 @@ def m015_bookings_kind_and_input(conn: sqlite3.Connection) -> None:
         "CHECK (kind IN ('create_event', 'move_event', 'cancel_event'))",
         "ALTER TABLE bookings ADD COLUMN input_hash TEXT NOT NULL DEFAULT ''",  # sha256 of the canonical JSON input
     )
+
+
+@migration
+def m017_caldav_connections(conn: sqlite3.Connection) -> None:
+    """The owner's CalDAV connection, and the local ids of the events read from or written to a server.
+
+    The password is never stored: `password_source` says where it is read from each time (`env:VAR`,
+    `netrc`, `keyring` or `ask`). `invites` 0 writes SCHEDULE-AGENT=CLIENT, so the server sends no
+    invitations. `caldav_events` gives each remote resource (its href) a local integer id, the id the
+    model sees, as for every backend; `tool_use_id` is set on the one a booking wrote.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE caldav_connections (
+            person_key TEXT PRIMARY KEY REFERENCES people (key) ON DELETE CASCADE,
+            url TEXT NOT NULL CHECK (url <> ''),
+            username TEXT NOT NULL CHECK (username <> ''),
+            calendar_url TEXT NOT NULL CHECK (calendar_url <> ''),
+            calendar_name TEXT NOT NULL DEFAULT '',
+            password_source TEXT NOT NULL CHECK (password_source <> ''),
+            email TEXT,                     -- the owner's address, the ORGANIZER of what is booked
+            invites INTEGER NOT NULL DEFAULT 1 CHECK (invites IN (0, 1)),
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        )
+        """,
+        """
+        CREATE TABLE caldav_events (
+            id INTEGER PRIMARY KEY,
+            href TEXT NOT NULL UNIQUE CHECK (href <> ''),  -- the resource's full URL
+            uid TEXT NOT NULL,
+            tool_use_id TEXT UNIQUE         -- the create_event call that wrote it, if one did
+        )
+        """,
+    )
+
+
+@migration
+def m018_people_contacts(conn: sqlite3.Connection) -> None:
+    """People's e-mail addresses (ATTENDEE of what is booked) and the CalDAV calendar their busy time is
+    read from (shared with the owner; read access is enough). A table of its own beside `people`, so
+    the people rows keep their shape."""
+    _run(
+        conn,
+        """
+        CREATE TABLE person_contacts (
+            person_key TEXT PRIMARY KEY REFERENCES people (key) ON DELETE CASCADE,
+            email TEXT CHECK (email IS NULL OR email LIKE '%_@_%'),
+            caldav_url TEXT CHECK (caldav_url IS NULL OR caldav_url LIKE 'http%://%')
+        )
+        """,
+    )

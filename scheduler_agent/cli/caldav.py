@@ -1,0 +1,221 @@
+"""`scheduler-agent calendar connect` and `calendar backends`: the owner's calendar on a CalDAV server.
+
+Registered on the `calendar` command group by `register(calendar_app)`. The password is read from the
+environment variable named by `--password-env`, from `~/.netrc`, or asked once on a terminal (and kept
+in the system keyring when `keyring` is installed); the database stores only where it comes from.
+Nothing here imports the `caldav` library until a server is actually used.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scheduler_agent.calendar import caldav_connect as cc
+from scheduler_agent.calendar.types import CalendarError
+from scheduler_agent.cli.edge import person_facing
+from scheduler_agent.cli.options import DbOption, default_db_path
+from scheduler_agent.cli.render import examples
+from scheduler_agent.storage.db import open_db
+
+EmailOption = Annotated[
+    str | None, typer.Option("--email", help="Their e-mail address: invited (ATTENDEE) to what is booked.")
+]
+CalDAVUrlOption = Annotated[
+    str | None,
+    typer.Option("--caldav", help="Their CalDAV calendar's URL, shared with you (read access is enough)."),
+]
+
+
+def _open(db: Path | None) -> sqlite3.Connection:
+    path = db if db is not None else default_db_path()
+    try:
+        return open_db(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise CalendarError(
+            f"cannot open the calendar database {path} ({exc}); give a writable file with --db PATH"
+        ) from None
+
+
+def connect_command(
+    kind: Annotated[str | None, typer.Argument(help="The kind of server: caldav.", metavar="KIND")] = None,
+    url: Annotated[
+        str | None, typer.Argument(help="The server's URL, e.g. https://dav.example.com/.", metavar="URL")
+    ] = None,
+    user: Annotated[str | None, typer.Option("--user", metavar="NAME", help="Your user name on the server.")] = None,
+    password_env: Annotated[
+        str | None,
+        typer.Option("--password-env", metavar="VAR", help="Read the password from this environment variable."),
+    ] = None,
+    calendar: Annotated[
+        str | None,
+        typer.Option("--calendar", metavar="NAME", help="Which of your calendars to book into (see --list)."),
+    ] = None,
+    list_only: Annotated[
+        bool, typer.Option("--list", help="List your calendars on the server; change nothing.")
+    ] = False,
+    email: Annotated[
+        str | None, typer.Option("--email", help="Your e-mail address, the ORGANIZER of what is booked.")
+    ] = None,
+    no_invites: Annotated[
+        bool, typer.Option("--no-invites", help="Write SCHEDULE-AGENT=CLIENT: the server sends no invitations.")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Book on your calendar server (CalDAV: Nextcloud, Fastmail, iCloud, Radicale, ...) instead of locally."""
+    from scheduler_agent.calendar.caldav_read import CalDAVReader
+
+    with person_facing():
+        conn = _open(db)
+        try:
+            stored = cc.load_connection(conn)
+            if kind is None and url is None:
+                if not list_only or stored is None:
+                    raise CalendarError(f"give the server: {cc.CONNECT_HINT}")
+                connection = stored
+                password = cc.password_for(connection)
+            else:
+                if kind != "caldav" or url is None:
+                    raise CalendarError(f"the kind of server is 'caldav', then its URL: {cc.CONNECT_HINT}")
+                if user is None:
+                    raise CalendarError(f"give your user name on the server with --user NAME: {cc.CONNECT_HINT}")
+                url = url if url.endswith("/") else url + "/"
+                connection = cc.Connection(url, user, url, "", "ask", email, not no_invites)
+                connection, password = _password(connection, password_env)
+            calendars = CalDAVReader(conn, connection, password).list_calendars()
+            if list_only:
+                for name, where in calendars:
+                    typer.echo(f"{name}  {where}")
+                if not calendars:
+                    typer.echo(f"(no calendars for {connection.username} on {connection.host})")
+                return
+            name, where = _choose(calendars, calendar, connection)
+            chosen = cc.Connection(
+                connection.url, connection.username, where, name, connection.password_source, email, not no_invites
+            )
+            cc.save_connection(conn, chosen)
+            typer.echo(
+                f"Connected: calendar {name!r} ({where}) as {chosen.username}; the password comes from "
+                f"{_source_text(chosen.password_source)} and is never stored by scheduler-agent."
+            )
+            typer.echo(
+                "Invitations: the server e-mails the attendees of what is booked (if it does scheduling)."
+                if chosen.invites
+                else "Invitations: not sent (SCHEDULE-AGENT=CLIENT)."
+            )
+        finally:
+            conn.close()
+
+
+def _password(connection: cc.Connection, password_env: str | None) -> tuple[cc.Connection, str]:
+    """Where the password comes from, and the password: --password-env, ~/.netrc, the keyring, a terminal."""
+    if password_env is not None:
+        found = replace(connection, password_source=f"env:{password_env}")
+        return found, cc.password_for(found)
+    if cc.netrc_password(connection.host, connection.username) is not None:
+        found = replace(connection, password_source="netrc")
+        return found, cc.password_for(found)
+    in_keyring = replace(connection, password_source="keyring")
+    if cc.keyring_password(in_keyring) is not None:
+        return in_keyring, cc.password_for(in_keyring)
+    password = cc.ask_password(connection)
+    if cc.keep_in_keyring(connection, password):
+        return in_keyring, password
+    return replace(connection, password_source="ask"), password
+
+
+def _choose(calendars: list[tuple[str, str]], wanted: str | None, connection: cc.Connection) -> tuple[str, str]:
+    names = ", ".join(repr(name) for name, _ in calendars) or "none"
+    if wanted is None:
+        if len(calendars) == 1:
+            return calendars[0]
+        raise CalendarError(
+            f"{connection.username} has {len(calendars)} calendars on {connection.host} ({names}): "
+            "choose one with --calendar NAME"
+        )
+    folded = wanted.casefold().strip("/")
+    for name, where in calendars:
+        if folded in (name.casefold(), where.rstrip("/").rsplit("/", 1)[-1].casefold()):
+            return name, where
+    raise CalendarError(
+        f"there is no calendar {wanted!r} for {connection.username} on {connection.host}: the calendars are {names}"
+    )
+
+
+def _source_text(source: str) -> str:
+    if source.startswith("env:"):
+        return f"the environment variable {source[4:]}"
+    return {"netrc": "~/.netrc", "keyring": "the system keyring", "ask": "a terminal prompt, each time"}.get(
+        source, source
+    )
+
+
+def backends_command(db: DbOption = None) -> None:
+    """Show the calendars the agent uses, and check that each server answers."""
+    with person_facing():
+        conn = _open(db)
+        try:
+            events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+            typer.echo(f"local   SQLite calendar {db or default_db_path()}: {events} event(s)")
+            connection = cc.load_connection(conn)
+            if connection is None:
+                typer.echo("caldav  not connected (the agent books on the local calendar)")
+                return
+            failed = _check_caldav(conn, connection)
+        finally:
+            conn.close()
+        if failed:
+            raise typer.Exit(1)
+
+
+def _check_caldav(conn: sqlite3.Connection, connection: cc.Connection) -> int:
+    from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
+    from scheduler_agent.calendar.people import list_people
+
+    typer.echo(
+        f"caldav  your calendar {connection.calendar_name!r} {connection.calendar_url} as {connection.username} "
+        f"(password from {_source_text(connection.password_source)}; invitations "
+        f"{'sent' if connection.invites else 'not sent'})"
+    )
+    failed = 0
+    try:
+        calendar = CalDAVCalendar(conn, connection, cc.password_for(connection))
+        typer.echo(f"        {calendar.check()}")
+    except CalendarError as exc:
+        typer.echo(f"        does not answer: {exc}")
+        return 1
+    urls = {key: c.caldav_url for key, c in cc.contacts(conn).items() if c.caldav_url}
+    for person in list_people(conn):
+        if person.key not in urls:
+            continue
+        try:
+            now = calendar.now()
+            busy = calendar.busy([person.key], now, now + timedelta(days=7))
+            typer.echo(f"caldav  {person.key}: {urls[person.key]}: answers; {len(busy)} busy interval(s) in 7 days")
+        except CalendarError as exc:
+            typer.echo(f"caldav  {person.key}: {urls[person.key]}: does not answer: {exc}")
+            failed += 1
+    return failed
+
+
+def save_contact(conn: sqlite3.Connection, key: str, email: str | None, caldav_url: str | None) -> str:
+    """For `calendar add-person --email/--caldav`: store them; a sentence saying what was stored, or ''."""
+    if email is None and caldav_url is None:
+        return ""
+    cc.set_contact(conn, key, email, caldav_url)
+    parts = [f"e-mail {email}" if email else "", f"busy time from {caldav_url}" if caldav_url else ""]
+    return f"  {key}: {', '.join(p for p in parts if p)}."
+
+
+def register(calendar_app: typer.Typer) -> None:
+    connecting = examples(
+        "connect caldav https://cal.example.com/dav/ --user jordan --password-env CALDAV_PASSWORD",
+        "connect --list",
+    )
+    calendar_app.command("connect", epilog=connecting)(connect_command)
+    calendar_app.command("backends", epilog=examples("backends"))(backends_command)

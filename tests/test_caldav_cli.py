@@ -1,0 +1,320 @@
+"""`calendar connect`, `calendar backends` and `calendar add-person --caldav` through the real CLI (a new
+process) against a real Radicale; and that no password reaches any file or output."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url
+
+from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
+from scheduler_agent.storage.db import applied_migrations, connect
+
+NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}  # never the machine's own keyring
+
+
+def cli(db: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    result = run_cli(["calendar", *args, "--db", str(db)], env={**NO_KEYRING, **(env or {})})
+    outputs.append(result.stdout + result.stderr)
+    return result
+
+
+outputs: list[str] = []  # every CLI run's stdout and stderr, for the credential test
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *parts: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    for part in parts:
+        assert part in result.stderr
+
+
+@pytest.fixture
+def db(tmp_path: Path, radicale: RadicaleServer) -> Path:
+    """Owner Jordan and Priya (her shared calendar on the server, an e-mail address), set up by the CLI."""
+    (tmp_path / "data").mkdir()  # a path the person gives: its folder must exist (no parents are made)
+    path = tmp_path / "data" / "cal.db"
+    assert cli(path, "set-owner", "--name", "Jordan Lee", "--tz", "Europe/London").returncode == 0
+    added = cli(
+        path, "add-person", "priya", "--name", "Priya Raman", "--tz", "Europe/London",
+        "--email", "priya@example.com", "--caldav", calendar_url(radicale, PRIYA_USER, "shared"),
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "priya: e-mail priya@example.com, busy time from http://127.0.0.1" in added.stdout
+    return path
+
+
+def owner_env(radicale: RadicaleServer) -> dict[str, str]:
+    return {"JORDAN_PASSWORD": radicale.users[OWNER_USER]}
+
+
+def test_connect_lists_chooses_and_backends_checks_each_server(db: Path, radicale: RadicaleServer) -> None:
+    env = owner_env(radicale)
+    listed = cli(
+        db,
+        "connect",
+        "caldav",
+        radicale.url,
+        "--user",
+        OWNER_USER,
+        "--password-env",
+        "JORDAN_PASSWORD",
+        "--list",
+        env=env,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert set(listed.stdout.splitlines()) == {
+        f"Work  {calendar_url(radicale, OWNER_USER, 'work')}",
+        f"Personal  {calendar_url(radicale, OWNER_USER, 'personal')}",
+    }
+
+    unchosen = cli(
+        db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD", env=env
+    )
+    assert_one_line_error(unchosen, "has 2 calendars", "'Work'", "choose one with --calendar NAME")
+
+    connected = cli(
+        db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD",
+        "--calendar", "work", "--email", "jordan@example.com", env=env,
+    )  # fmt: skip
+    assert connected.returncode == 0, connected.stderr
+    assert connected.stdout.splitlines()[0] == (
+        f"Connected: calendar 'Work' ({calendar_url(radicale, OWNER_USER, 'work')}) as jordan; the password comes "
+        "from the environment variable JORDAN_PASSWORD and is never stored by scheduler-agent."
+    )
+    assert "the server e-mails the attendees" in connected.stdout
+
+    backends = cli(db, "backends", env=env)
+    assert backends.returncode == 0, backends.stderr
+    lines = backends.stdout.splitlines()
+    assert lines[0].startswith("local   SQLite calendar") and lines[0].endswith(": 0 event(s)")
+    assert lines[1].startswith("caldav  your calendar 'Work' http://127.0.0.1")
+    assert "password from the environment variable JORDAN_PASSWORD; invitations sent" in lines[1]
+    assert lines[2] == "        answers; 0 event(s) in the next 7 days"
+    assert lines[3].startswith("caldav  priya: http://127.0.0.1") and "answers; 0 busy interval(s)" in lines[3]
+
+    again = cli(db, "connect", "--list", env=env)  # the stored connection
+    assert again.returncode == 0 and "Work  " in again.stdout
+
+
+def test_wrong_credentials_are_one_line_and_no_traceback(db: Path, radicale: RadicaleServer) -> None:
+    wrong = {"JORDAN_PASSWORD": "not-the-password"}
+    result = cli(
+        db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD", env=wrong
+    )
+    assert_one_line_error(result, "refused the user name or password", "(401)", "calendar connect caldav URL")
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM caldav_connections").fetchone() == (0,)
+
+    env = owner_env(radicale)
+    ok = cli(
+        db,
+        "connect",
+        "caldav",
+        radicale.url,
+        "--user",
+        OWNER_USER,
+        "--password-env",
+        "JORDAN_PASSWORD",
+        "--calendar",
+        "Work",
+        env=env,
+    )
+    assert ok.returncode == 0, ok.stderr
+    checked = cli(db, "backends", env=wrong)  # the password changed since
+    assert checked.returncode == 1 and "Traceback" not in checked.stdout + checked.stderr
+    assert "does not answer: the CalDAV server at 127.0.0.1" in checked.stdout and "(401)" in checked.stdout
+    unset = cli(db, "backends")
+    assert "does not answer: the environment variable JORDAN_PASSWORD is not set" in unset.stdout
+
+
+def test_the_server_down_is_one_line(db: Path, radicale: RadicaleServer) -> None:
+    radicale.kill()
+    result = cli(
+        db,
+        "connect",
+        "caldav",
+        radicale.url,
+        "--user",
+        OWNER_USER,
+        "--password-env",
+        "JORDAN_PASSWORD",
+        env=owner_env(radicale),
+    )
+    assert_one_line_error(result, "cannot reach the CalDAV server", "is it running")
+
+
+def test_the_password_from_netrc(db: Path, radicale: RadicaleServer) -> None:
+    netrc = Path(os.environ["HOME"]) / ".netrc"
+    netrc.write_text(f"machine 127.0.0.1 login {OWNER_USER} password {radicale.users[OWNER_USER]}\n", encoding="utf-8")
+    netrc.chmod(0o600)
+    result = cli(db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--calendar", "personal")
+    assert result.returncode == 0, result.stderr
+    assert "calendar 'Personal'" in result.stdout and "the password comes from ~/.netrc" in result.stdout
+    assert cli(db, "backends").returncode == 0
+
+
+def test_no_password_source_and_no_terminal_says_how_to_give_one(db: Path, radicale: RadicaleServer) -> None:
+    result = cli(db, "connect", "caldav", radicale.url, "--user", OWNER_USER)
+    assert_one_line_error(result, "asked on a terminal and there is none", "--password-env VAR", "~/.netrc")
+
+
+def test_add_person_with_a_bad_address_adds_nothing(db: Path) -> None:
+    result = cli(db, "add-person", "sam", "--name", "Sam Okafor", "--tz", "Europe/London", "--email", "not an address")
+    assert_one_line_error(result, "is not one: give e.g. priya@example.com")
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM people WHERE key = 'sam'").fetchone() == (0,)
+    bad_url = cli(db, "add-person", "sam", "--name", "Sam Okafor", "--tz", "Europe/London", "--caldav", "ftp://x/")
+    assert_one_line_error(bad_url, "is not an http(s) URL")
+
+
+def test_no_credential_reaches_any_file_or_output(db: Path, radicale: RadicaleServer, tmp_path: Path) -> None:
+    """A unique password: not in the database (with -wal and -shm), any file under HOME, or any run's output."""
+    env = owner_env(radicale)
+    cli(
+        db,
+        "connect",
+        "caldav",
+        radicale.url,
+        "--user",
+        OWNER_USER,
+        "--password-env",
+        "JORDAN_PASSWORD",
+        "--list",
+        env=env,
+    )
+    cli(
+        db,
+        "connect",
+        "caldav",
+        radicale.url,
+        "--user",
+        OWNER_USER,
+        "--password-env",
+        "JORDAN_PASSWORD",
+        "--calendar",
+        "work",
+        env=env,
+    )
+    cli(db, "backends", env=env)
+    cli(db, "backends", env={"JORDAN_PASSWORD": "not-the-password"})
+    conn = connect(db)  # a booking, as the tools will make it, with the database open (so -wal and -shm exist)
+    os.environ["JORDAN_PASSWORD"] = radicale.users[OWNER_USER]
+    try:
+        start = datetime.now(UTC).replace(microsecond=0) + timedelta(days=30)
+        CalDAVCalendar.open(conn).create("toolu_secret", "Plan", start, start + timedelta(minutes=30), ["priya"])
+    finally:
+        del os.environ["JORDAN_PASSWORD"]
+    files = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+    assert all(path.exists() for path in files)
+    secret = radicale.users[OWNER_USER].encode()
+    for path in [*files, *Path(os.environ["HOME"]).rglob("*")]:
+        if path.is_file():
+            assert secret not in path.read_bytes(), path
+    assert outputs and all(radicale.users[OWNER_USER] not in text for text in outputs)
+    assert conn.execute("SELECT password_source FROM caldav_connections").fetchone()[0] == "env:JORDAN_PASSWORD"
+    conn.close()
+
+
+def test_the_migrations_add_connections_and_contacts(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "fresh.db")
+    assert applied_migrations(conn)[-2:] == ["m017_caldav_connections", "m018_people_contacts"]
+    contact_columns = {row[1] for row in conn.execute("PRAGMA table_info(person_contacts)")}
+    assert contact_columns == {"person_key", "email", "caldav_url"}
+    connections = {row[1] for row in conn.execute("PRAGMA table_info(caldav_connections)")}
+    assert not any("password" in column and column != "password_source" for column in connections)
+    with pytest.raises(sqlite3.IntegrityError):  # a connection needs the owner first
+        conn.execute(
+            "INSERT INTO caldav_connections (person_key, url, username, calendar_url, password_source) "
+            "VALUES ('you', 'http://x/', 'u', 'http://x/c/', 'env:X')"
+        )
+
+
+def test_the_calendar_commands_start_without_the_caldav_library() -> None:
+    code = (
+        "import sys; from scheduler_agent.cli.app import app; print('caldav' in sys.modules, 'niquests' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["False", "False"], result.stderr
+
+
+FILE_KEYRING = '''
+import json, os
+from keyring.backend import KeyringBackend
+
+class FileKeyring(KeyringBackend):
+    """A keyring for the test: a JSON file, standing in for the system keyring."""
+    priority = 1
+    path = os.environ["TEST_KEYRING_FILE"]
+
+    def _load(self):
+        return json.load(open(self.path)) if os.path.exists(self.path) else {}
+
+    def get_password(self, service, username):
+        return self._load().get(service + " " + username)
+
+    def set_password(self, service, username, password):
+        data = self._load()
+        data[service + " " + username] = password
+        json.dump(data, open(self.path, "w"))
+
+    def delete_password(self, service, username):
+        pass
+'''
+
+
+def run_on_a_terminal(args: list[str], env: dict[str, str], answer: str) -> tuple[int, str]:
+    """The real CLI with a controlling terminal (a pty): type `answer` at the password prompt."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the CLI, its terminal the pty
+        os.chdir("/")
+        os.execve(sys.executable, [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args], env)
+    seen, typed = b"", False
+    while True:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not typed and b"Password of" in seen:
+            os.write(fd, answer.encode() + b"\n")
+            typed = True
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
+
+
+def test_a_password_typed_once_on_a_terminal_is_kept_in_the_keyring(
+    db: Path, radicale: RadicaleServer, tmp_path: Path
+) -> None:
+    (tmp_path / "testkeyring.py").write_text(FILE_KEYRING, encoding="utf-8")
+    keyring_file = tmp_path / "keyring.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))} | {
+        "PYTHONPATH": str(tmp_path),
+        "PYTHON_KEYRING_BACKEND": "testkeyring.FileKeyring",
+        "TEST_KEYRING_FILE": str(keyring_file),
+    }
+    args = ["calendar", "connect", "caldav", radicale.url, "--user", OWNER_USER, "--calendar", "work", "--db", str(db)]
+    code, screen = run_on_a_terminal(args, env, radicale.users[OWNER_USER])
+    assert code == 0, screen
+    assert f"Password of {OWNER_USER} on 127.0.0.1: " in screen
+    assert "the password comes from the system keyring" in screen
+    assert radicale.users[OWNER_USER] in keyring_file.read_text(encoding="utf-8")  # kept there, and only there
+    for path in (db, db.with_name(db.name + "-wal")):
+        assert not path.exists() or radicale.users[OWNER_USER].encode() not in path.read_bytes()
+
+    checked = subprocess.run(  # later, without a terminal: read from the keyring, not asked again
+        [sys.executable, "-c", "from scheduler_agent.cli import main; main()", "calendar", "backends", "--db", str(db)],
+        env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd="/",
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "password from the system keyring" in checked.stdout and "answers; 0 event(s)" in checked.stdout
