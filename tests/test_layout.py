@@ -149,3 +149,11 @@ def test_the_minutes_bounds_in_the_schema_are_the_codes() -> None:
     }
     assert bounds
     assert set(bounds.values()) == {(tools.MIN_MINUTES, tools.MAX_MINUTES)}
+
+
+def test_every_subpackage_ships_in_the_wheel() -> None:
+    import tomllib
+
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(init.parent.relative_to(PACKAGE.parent).parts) for init in PACKAGE.rglob("__init__.py")}
+    assert found - listed == set()  # a package missing here is absent from a normal (non-editable) install
