@@ -12,6 +12,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -96,6 +97,18 @@ def cli() -> list[str]:
     if script is not None:
         return [str(script)]
     return [sys.executable, "-c", "from scheduler_agent.cli import main; main()"]
+
+
+def module_command(name: str) -> list[str]:
+    """`python -m benchmarks.NAME` against the INSTALLED package: the repository is put last on the path
+    (so `benchmarks` is found) and the process runs from a neutral folder, so the source tree (which has
+    no `scheduler_agent.prompts`: pyproject maps it from `prompts/`) never shadows the installed one."""
+    root = str(Path(__file__).resolve().parent.parent)
+    code = f"import runpy, sys; sys.path.append({root!r}); runpy.run_module('benchmarks.{name}', run_name='__main__')"
+    return [sys.executable, "-c", code]
+
+
+NEUTRAL_CWD = tempfile.gettempdir()
 
 
 def bench_env(**extra: str) -> dict[str, str]:

@@ -11,13 +11,23 @@ import json
 import re
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import DEMO_WEEK, Row, Sample, bench_env, copy_db, fmt_ms, interleaved, ratio_text
+from benchmarks.common import (
+    DEMO_WEEK,
+    NEUTRAL_CWD,
+    Row,
+    Sample,
+    bench_env,
+    copy_db,
+    fmt_ms,
+    interleaved,
+    module_command,
+    ratio_text,
+)
 from benchmarks.conversation import pinned_clock
 
 ITERATION_GOAL, SLOTS_GOAL, CONFLICT_GOAL = 0.0003, 0.001, 0.001
@@ -26,9 +36,9 @@ ITERATION_GOAL, SLOTS_GOAL, CONFLICT_GOAL = 0.0003, 0.001, 0.001
 def iteration_run(folder: Path, built: Path, iterations: int, trace: bool) -> float:
     """One process: the median local seconds of its iterations (after the first) on a copy of `built`."""
     db = copy_db(built, folder / "iterate.db")
-    command = [sys.executable, "-m", "benchmarks.conversation", "iterate", "--db", str(db)]
+    command = [*module_command("conversation"), "iterate", "--db", str(db)]
     command += ["--iterations", str(iterations), *(["--trace"] if trace else [])]
-    done = subprocess.run(command, capture_output=True, env=bench_env(), check=False)
+    done = subprocess.run(command, capture_output=True, env=bench_env(), check=False, cwd=NEUTRAL_CWD)
     if done.returncode != 0:
         raise RuntimeError(f"the iteration worker failed: {done.stderr.decode(errors='replace')[-400:]}")
     values: list[float] = json.loads(done.stdout)["local_seconds"]

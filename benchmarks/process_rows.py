@@ -15,6 +15,7 @@ from pathlib import Path
 
 from benchmarks.common import (
     DEMO_WEEK,
+    NEUTRAL_CWD,
     PLACEHOLDER_KEY,
     TODAY,
     Row,
@@ -24,6 +25,7 @@ from benchmarks.common import (
     copy_db,
     executable,
     interleaved,
+    module_command,
     ratio_text,
     timed_run,
 )
@@ -45,7 +47,7 @@ def ask_turn(folder: Path, demo: Path, runs: int) -> Row:
 
         def turn(command: list[str]) -> float:
             sent = len(server.received)
-            elapsed = timed_run(command, env=env)
+            elapsed = timed_run(command, env=env, cwd=Path(NEUTRAL_CWD))
             if len(server.received) - sent != 3:
                 raise RuntimeError(f"expected 3 requests, the server got {len(server.received) - sent}")
             return elapsed
@@ -57,7 +59,7 @@ def ask_turn(folder: Path, demo: Path, runs: int) -> Row:
 
         def baseline() -> float:
             db = copy_db(demo, folder / "runner.db")
-            return turn([sys.executable, "-m", "benchmarks.tool_runner_baseline", "--db", str(db), lesson.inputs[0]])
+            return turn([*module_command("tool_runner_baseline"), "--db", str(db), lesson.inputs[0]])
 
         mine, theirs = interleaved(runs, ours, baseline)
     return compared(figure, mine, theirs, ASK_GOAL)
@@ -93,8 +95,8 @@ def build_conversation(folder: Path, demo: Path, entries: int, *, open_end: bool
     """A copy of the demo calendar holding one stored conversation of about `entries` entries."""
     db = copy_db(demo, folder / f"conversation-{entries}{'-open' if open_end else ''}.db")
     args = ["--open"] if open_end else []
-    command = [sys.executable, "-m", "benchmarks.conversation", "build", "--db", str(db), "--entries", str(entries)]
-    subprocess.run([*command, *args], check=True, capture_output=True, env=bench_env())
+    command = [*module_command("conversation"), "build", "--db", str(db), "--entries", str(entries)]
+    subprocess.run([*command, *args], check=True, capture_output=True, env=bench_env(), cwd=NEUTRAL_CWD)
     return db
 
 
