@@ -104,7 +104,8 @@ def module_command(name: str) -> list[str]:
     (so `benchmarks` is found) and the process runs from a neutral folder, so the source tree (which has
     no `scheduler_agent.prompts`: pyproject maps it from `prompts/`) never shadows the installed one."""
     root = str(Path(__file__).resolve().parent.parent)
-    code = f"import runpy, sys; sys.path.append({root!r}); runpy.run_module('benchmarks.{name}', run_name='__main__')"
+    run = f"runpy.run_module('benchmarks.{name}', run_name='__main__', alter_sys=True)"  # the SDK reads __main__
+    code = f"import runpy, sys; sys.path.append({root!r}); {run}"
     return [sys.executable, "-c", code]
 
 
