@@ -276,3 +276,11 @@ def test_the_translation_of_sqlite_sql() -> None:
     assert ddl.after == ("CREATE TRIGGER n_fill_id BEFORE INSERT ON n FOR EACH ROW EXECUTE FUNCTION sa_fill_id()",)
     with pytest.raises(ValueError, match="ON CONFLICT"):
         pg.translate("INSERT OR REPLACE INTO t VALUES (1)")
+
+
+def test_ci_installs_postgresql_when_it_is_missing() -> None:
+    """.ci/run (the README's command, tests/test_view.py checks) installs the server the fixture runs."""
+    command = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text().strip().splitlines()[-1]
+    check, install = command.split(" || ", 1)
+    assert "ls /usr/lib/postgresql/*/bin/initdb" in check
+    assert install.startswith("(apt-get update -qq && apt-get install -y -qq ") and " postgresql)" in install

@@ -42,6 +42,8 @@ MIGRATION_LOCK = 0x5C4ED01E
 class PgError(sqlite3.DatabaseError):
     """A PostgreSQL error, as the `sqlite3` exception the store's code already catches."""
 
+    sqlstate: str | None = None  # PostgreSQL's code, e.g. '23P01' (exclusion), '40P01' (deadlock)
+
 
 class PgIntegrityError(PgError, sqlite3.IntegrityError):
     """A constraint said no (unique, foreign key, check, not null)."""
@@ -57,13 +59,17 @@ class PgOperationalError(PgError, sqlite3.OperationalError):
 
 def _wrapped(exc: psycopg.Error) -> PgError:
     text = mask(str(exc).strip()) or type(exc).__name__
+    wrapped: PgError
     if isinstance(exc, psycopg.errors.ExclusionViolation):
-        return SlotTaken(text)
-    if isinstance(exc, psycopg.IntegrityError):
-        return PgIntegrityError(text)
-    if isinstance(exc, psycopg.OperationalError):
-        return PgOperationalError(text)
-    return PgError(text)
+        wrapped = SlotTaken(text)
+    elif isinstance(exc, psycopg.IntegrityError):
+        wrapped = PgIntegrityError(text)
+    elif isinstance(exc, psycopg.OperationalError):
+        wrapped = PgOperationalError(text)
+    else:
+        wrapped = PgError(text)
+    wrapped.sqlstate = exc.sqlstate
+    return wrapped
 
 
 class Row(tuple[Any, ...]):
