@@ -57,8 +57,13 @@ class PgOperationalError(PgError, sqlite3.OperationalError):
     """The server could not be reached, or the statement could not run (lock timeout, shutdown, ...)."""
 
 
+def _one_line(exc: psycopg.Error) -> str:
+    """The server's message (and DETAIL) on one line, a password in it masked: errors are printed as one line."""
+    return mask(" ".join(str(exc).split())) or type(exc).__name__
+
+
 def _wrapped(exc: psycopg.Error) -> PgError:
-    text = mask(str(exc).strip()) or type(exc).__name__
+    text = _one_line(exc)
     wrapped: PgError
     if isinstance(exc, psycopg.errors.ExclusionViolation):
         wrapped = SlotTaken(text)
@@ -235,7 +240,7 @@ def connect(url: str) -> PgConnection:
     try:
         raw = psycopg.connect(url, autocommit=True, row_factory=_row_factory, connect_timeout=CONNECT_TIMEOUT_SECONDS)
     except psycopg.Error as exc:
-        raise PgOperationalError(f"cannot connect to the database at {mask(url)}: {mask(str(exc).strip())}") from None
+        raise PgOperationalError(f"cannot connect to the database at {mask(url)}: {_one_line(exc)}") from None
     conn = PgConnection(raw, url)
     conn.run_native("SET TIME ZONE 'UTC'")
     return conn
