@@ -252,7 +252,10 @@ def expand(
     found: list[Occurrence] = []
     # A day earlier too: the library ends an occurrence by wall-clock length, the first as stored may
     # end later than that (across a change of the clocks), and it is this module that decides the overlap.
-    for component in parsed.query.between(start - timedelta(days=1), end):
+    # A day later too: the library compares a whole day (a date) with the window's end as if both were in
+    # one zone, so an all-day occurrence that begins before the end in a zone ahead of UTC (Friday in
+    # London begins 23:00 UTC on Thursday) was left out of a window ending at midnight UTC.
+    for component in parsed.query.between(start - timedelta(days=1), end + timedelta(days=1)):
         occurrence = _occurrence(component, parsed, zone, day_zone)
         if occurrence is not None and occurrence.end > start and occurrence.start < end:
             found.append(occurrence)
