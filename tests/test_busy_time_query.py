@@ -10,6 +10,7 @@ cancelled events, feeds), over many windows; an equivalence test, not a timing t
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -253,6 +254,27 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
     for query in (events._INDEXED, events._LIVE):
         plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {query}", args))
         assert "SCAN e" not in plan and "SCAN o" not in plan, plan
+        if query is events._INDEXED:  # m021's: single events and occurrences by time
+            assert "USING INDEX events_single_by_time" in plan and "USING INDEX occurrences_by_time_event" in plan
+
+
+def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
+    """tests/data/v1.db (0.1.0) gets the indexes, and its busy time reads as the plain scan gives it."""
+    path = tmp_path / "v1.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
+    conn = db.connect(path)
+    applied = db.applied_migrations(conn)
+    assert applied.index("m021_busy_time_indexes") > applied.index("m012_series")  # applied on connect
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"events_single_by_time", "occurrences_by_time_event"} <= names and "occurrences_by_time" not in names
+    people = ["you", *(person.key for person in list_people(conn))]
+    found = 0
+    for person in people:
+        for start, end in windows()[::7]:
+            indexed = events_for(conn, person, start, end)
+            assert indexed == plain_events_for(conn, person, start, end)
+            found += len(indexed)
+    assert found > 0
 
 
 def test_an_all_day_occurrence_beginning_before_a_window_ends_at_midnight_utc_is_in_it() -> None:
