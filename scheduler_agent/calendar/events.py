@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from scheduler_agent.calendar.recurrence import check_rule
 from scheduler_agent.calendar.series import live_occurrences, store_recurrence, store_series
@@ -168,6 +169,12 @@ def _attendee_order(keys: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(unique, key=lambda key: (key != OWNER_KEY, key)))
 
 
+@lru_cache(maxsize=1024)
+def _stored_attendees(keys: str) -> tuple[str, ...]:
+    """`_attendee_order` of a row's space-separated keys: a calendar has few distinct sets, each read many times."""
+    return _attendee_order(keys.split())
+
+
 _EVENT_COLUMNS = "e.id, e.title, e.start_utc, e.end_utc, e.tz, e.all_day, e.rrule, e.rdates, e.exdates, e.created_at"
 _REPEATS = "(e.rrule IS NOT NULL OR e.rdates <> '')"
 _ATTENDS = "EXISTS (SELECT 1 FROM event_attendees a WHERE a.event_id = e.id AND a.person_key = :person)"
@@ -208,18 +215,11 @@ def events_for(conn: sqlite3.Connection, person_key: str, start_utc: datetime, e
         "occurrence_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("occurrence", 0) + 1)),
     }
     events = [
-        Event(
-            row["id"],
-            row["title"],
-            from_utc_text(row["start_utc"]),
-            from_utc_text(row["end_utc"]),
-            _attendee_order(row["keys"].split()),
-            recurring=bool(row["recurring"]),
-        )
-        for row in conn.execute(_INDEXED, args)
+        Event(event_id, title, from_utc_text(start), from_utc_text(end), _stored_attendees(keys), bool(recurring))
+        for event_id, title, start, end, recurring, keys in conn.execute(_INDEXED, args)
     ]
     for row in conn.execute(_LIVE, args):
-        attendees = _attendee_order(row["keys"].split())
+        attendees = _stored_attendees(row["keys"])
         events += [
             Event(row["id"], occurrence.title, occurrence.start, occurrence.end, attendees, recurring=True)
             for occurrence in live_occurrences(row, start_utc, end_utc)
@@ -262,7 +262,7 @@ def _record(row: sqlite3.Row) -> EventRecord:
         title=row["title"],
         start=from_utc_text(row["start_utc"]),
         end=from_utc_text(row["end_utc"]),
-        attendees=_attendee_order(row["keys"].split()),
+        attendees=_stored_attendees(row["keys"]),
         recurring=bool(recurrence),
     )
     created = datetime.strptime(row["created_at"], UTC_FORMAT).replace(tzinfo=UTC)
