@@ -142,11 +142,12 @@ def _read_one(reading: Reading) -> _Candidate:
         raise reading.fail(prop, f"{prop or 'a line'}{value} cannot be read ({message}); {hint}")
     recurrence_id = reading.when("RECURRENCE-ID")
     rid = recurrence_id.moment if recurrence_id is not None else None
-    candidate = _Candidate(reading, rid, _sequence(component), _stamp(component), "busy")
-    if str(component.get("STATUS", "")).upper() == "CANCELLED":
+    props = reading.props
+    candidate = _Candidate(reading, rid, _sequence(props), _stamp(props), "busy")
+    if str(props.get("STATUS", "")).upper() == "CANCELLED":
         candidate.kind = "cancelled"
         return candidate
-    if str(component.get("TRANSP", "")).upper() == "TRANSPARENT":
+    if str(props.get("TRANSP", "")).upper() == "TRANSPARENT":
         candidate.kind = "transparent"
         return candidate
     start = reading.when("DTSTART")
@@ -154,7 +155,7 @@ def _read_one(reading: Reading) -> _Candidate:
         raise reading.fail(
             None, "no DTSTART: every event needs a start, e.g. DTSTART;TZID=Europe/London:20260831T140000"
         )
-    if component.get("DTEND") is not None and component.get("DURATION") is not None:
+    if props.get("DTEND") is not None and props.get("DURATION") is not None:
         raise reading.fail("DURATION", "it has both DTEND and DURATION; RFC 5545 allows one: remove the other")
     end = end_of(reading, start)
     if end is not None and end < start.moment:
@@ -182,7 +183,7 @@ def _read_one(reading: Reading) -> _Candidate:
 
 
 def _recurrence(reading: Reading, start: datetime, all_day: bool, zone: str) -> tuple[Recurrence, list[timedelta]]:
-    rules = reading.component.get("RRULE")
+    rules = reading.props.get("RRULE")
     if isinstance(rules, list):
         raise reading.fail("RRULE", f"it has {len(rules)} RRULEs; give one (RFC 5545 deprecates several)")
     day_zone = reading.day_zone
