@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from scheduler_agent.calendar.recurrence import check_rule
 from scheduler_agent.calendar.series import live_occurrences, store_recurrence, store_series
@@ -19,7 +20,7 @@ from scheduler_agent.calendar.types import (
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection, Row
+from scheduler_agent.storage.dialect import Connection, Row, dialect
 
 
 def add_event(
@@ -43,11 +44,41 @@ def add_event(
     dates) is what the library expands; without it one is written from `recurrence`.
     """
     keys = _attendee_order(attendees)
+    row = checked_row(title, start, end, tz=tz, all_day=all_day, recurrence=recurrence, components=components)
+    with transaction(conn):
+        _check_attendees(conn, keys)
+        cursor = conn.execute(
+            f"INSERT INTO events ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (event_id, *row)
+        )
+        event_id = cursor.lastrowid
+        assert event_id is not None
+        conn.executemany(
+            "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
+            [(event_id, key) for key in keys],
+        )
+        _store_repeat(conn, event_id, row, recurrence, components)
+    return Event(event_id, row[0], from_utc_text(row[1]), from_utc_text(row[2]), keys, bool(recurrence))
+
+
+# What one events row holds, in the order of _INSERT_COLUMNS after the id.
+EventRow = tuple[str, str, str, str | None, int, str | None, str, str]
+_INSERT_COLUMNS = "id, title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates"
+
+
+def checked_row(
+    title: str,
+    start: datetime,
+    end: datetime,
+    *,
+    tz: str | None = None,
+    all_day: bool = False,
+    recurrence: Recurrence | None = None,
+    components: tuple[str, str, str] | None = None,
+) -> EventRow:
+    """The events row for an event (title, UTC times, zone, rule columns), or CalendarError saying what is wrong."""
     title = " ".join(title.split())
     if not title:
         raise CalendarError("the event title is empty: give a short title, e.g. 'Design review'")
-    if not keys:
-        raise CalendarError("an event needs at least one attendee: give person keys, e.g. ['you', 'priya']")
     start_text, end_text = to_utc_text(start), to_utc_text(end)
     if start_text >= end_text:
         raise CalendarError(f"the event ends ({end.isoformat()}) before it starts ({start.isoformat()})")
@@ -58,31 +89,62 @@ def add_event(
         if tz is None:
             raise CalendarError("a repeating event needs the time zone it repeats in, e.g. tz='Europe/London'")
         check_rule(repeat, start, tz)
+    return (title, start_text, end_text, tz, int(all_day), *recurrence_columns(repeat))
+
+
+def add_events(
+    conn: Connection,
+    person_key: str,
+    rows: Sequence[EventRow],
+    series: Sequence[tuple[Recurrence, tuple[str, str, str] | None]],
+) -> list[int]:
+    """Insert many events of one attendee at once (rows from `checked_row`), in one transaction; their ids.
+
+    Two `executemany` calls instead of a round of statements per event: `calendar import` and feeds write
+    through here. `series[i]` is row i's recurrence and components, as `add_event` takes them. The ids are
+    given here, after the highest one, under the write lock the transaction holds.
+    """
     with transaction(conn):
-        placeholders = ", ".join("?" for _ in keys)
-        known = {row[0] for row in conn.execute(f"SELECT key FROM people WHERE key IN ({placeholders})", keys)}
-        unknown = [key for key in keys if key not in known]
-        if unknown:
-            raise CalendarError(
-                f"unknown attendee key(s): {', '.join(unknown)}; add them with `calendar add-person` first"
-            )
-        cursor = conn.execute(
-            "INSERT INTO events (id, title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (event_id, title, start_text, end_text, tz, int(all_day), *recurrence_columns(repeat)),
+        _check_attendees(conn, (person_key,))
+        if dialect(conn) == "postgresql":  # SQLite's BEGIN IMMEDIATE already holds the write lock
+            conn.execute("LOCK TABLE events IN EXCLUSIVE MODE")  # no insert in between: the ids stay free
+        first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM events").fetchone()[0]
+        ids = list(range(first, first + len(rows)))
+        conn.executemany(
+            f"INSERT INTO events ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(event_id, *row) for event_id, row in zip(ids, rows, strict=True)],
         )
-        event_id = cursor.lastrowid
-        assert event_id is not None
         conn.executemany(
             "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
-            [(event_id, key) for key in keys],
+            [(event_id, person_key) for event_id in ids],
         )
-        if repeat and components is None:
-            assert tz is not None
-            store_recurrence(conn, event_id, tz, repeat, title)
-        elif components is not None:
-            store_series(conn, event_id, *components)
-    return Event(event_id, title, from_utc_text(start_text), from_utc_text(end_text), keys, bool(repeat))
+        for event_id, row, (recurrence, components) in zip(ids, rows, series, strict=True):
+            _store_repeat(conn, event_id, row, recurrence, components)
+    return ids
+
+
+def _check_attendees(conn: Connection, keys: Sequence[str]) -> None:
+    if not keys:
+        raise CalendarError("an event needs at least one attendee: give person keys, e.g. ['you', 'priya']")
+    placeholders = ", ".join("?" for _ in keys)
+    known = {row[0] for row in conn.execute(f"SELECT key FROM people WHERE key IN ({placeholders})", keys)}
+    unknown = [key for key in keys if key not in known]
+    if unknown:
+        raise CalendarError(f"unknown attendee key(s): {', '.join(unknown)}; add them with `calendar add-person` first")
+
+
+def _store_repeat(
+    conn: Connection,
+    event_id: int,
+    row: EventRow,
+    recurrence: Recurrence | None,
+    components: tuple[str, str, str] | None,
+) -> None:
+    if components is not None:
+        store_series(conn, event_id, *components)
+    elif recurrence:
+        assert row[3] is not None  # checked_row required the zone
+        store_recurrence(conn, event_id, row[3], recurrence, row[0])
 
 
 def cancel_event(conn: Connection, event_id: int) -> Event:
@@ -109,6 +171,12 @@ def _attendee_order(keys: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(unique, key=lambda key: (key != OWNER_KEY, key)))
 
 
+@lru_cache(maxsize=1024)
+def _stored_attendees(keys: str) -> tuple[str, ...]:
+    """`_attendee_order` of a row's space-separated keys: a calendar has few distinct sets, each read many times."""
+    return _attendee_order(keys.split())
+
+
 _EVENT_COLUMNS = "e.id, e.title, e.start_utc, e.end_utc, e.tz, e.all_day, e.rrule, e.rdates, e.exdates, e.created_at"
 _REPEATS = "(e.rrule IS NOT NULL OR e.rdates <> '')"
 _ATTENDS = "EXISTS (SELECT 1 FROM event_attendees a WHERE a.event_id = e.id AND a.person_key = :person)"
@@ -130,7 +198,7 @@ _INDEXED = (
 _LIVE = (
     f"SELECT {_EVENT_COLUMNS}, s.components, s.zone, s.day_zone, {_KEYS} AS keys "
     f"FROM events e LEFT JOIN event_series s ON s.event_id = e.id WHERE {_REPEATS} AND e.start_utc < :end "
-    f"AND NOT coalesce({_COVERED}, FALSE) AND {_ATTENDS}"  # FALSE, not 0: PostgreSQL wants a boolean
+    f"AND NOT coalesce({_COVERED}, FALSE) AND {_ATTENDS}"
 )
 
 
@@ -149,18 +217,11 @@ def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: 
         "occurrence_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("occurrence", 0) + 1)),
     }
     events = [
-        Event(
-            row["id"],
-            row["title"],
-            from_utc_text(row["start_utc"]),
-            from_utc_text(row["end_utc"]),
-            _attendee_order(row["keys"].split()),
-            recurring=bool(row["recurring"]),
-        )
-        for row in conn.execute(_INDEXED, args)
+        Event(event_id, title, from_utc_text(start), from_utc_text(end), _stored_attendees(keys), bool(recurring))
+        for event_id, title, start, end, recurring, keys in conn.execute(_INDEXED, args)
     ]
     for row in conn.execute(_LIVE, args):
-        attendees = _attendee_order(row["keys"].split())
+        attendees = _stored_attendees(row["keys"])
         events += [
             Event(row["id"], occurrence.title, occurrence.start, occurrence.end, attendees, recurring=True)
             for occurrence in live_occurrences(row, start_utc, end_utc)
@@ -203,7 +264,7 @@ def _record(row: Row) -> EventRecord:
         title=row["title"],
         start=from_utc_text(row["start_utc"]),
         end=from_utc_text(row["end_utc"]),
-        attendees=_attendee_order(row["keys"].split()),
+        attendees=_stored_attendees(row["keys"]),
         recurring=bool(recurrence),
     )
     created = datetime.strptime(row["created_at"], UTC_FORMAT).replace(tzinfo=UTC)

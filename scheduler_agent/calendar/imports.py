@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
 
-from scheduler_agent.calendar.events import add_event, recurrence_columns
+from scheduler_agent.calendar.events import add_events, checked_row, recurrence_columns
 from scheduler_agent.calendar.recurrence import check_rule
 from scheduler_agent.calendar.series import components_of, store_recurrence, store_series
 from scheduler_agent.calendar.types import CalendarError, ImportCounts, ImportedEvent, Recurrence, to_utc_text
@@ -29,40 +28,36 @@ def import_events(
     (same id) or left alone when nothing changed, never added twice. `cancelled` are keys the file now
     marks cancelled: events imported under them are removed. `origin` is '' for a file, 'feed:N' for a
     feed; `replace_all` (a feed's new copy) removes every event of that origin the new copy lacks.
+    What this person and origin hold is read once, and the new events are written in a batch
+    (`add_events`: a few `executemany` calls, not a round of statements per event).
     """
     counts = {"new": 0, "updated": 0, "unchanged": 0, "removed": 0}
     kept: set[int] = set()
     with transaction(conn):
+        known = _sources(conn, person_key, origin)
+        fresh: dict[SourceKey, ImportedEvent] = {}  # new ones, in file order; a key given twice: the last copy
+        gone: set[int] = set()
         for item in events:
-            row = _source_row(conn, person_key, origin, item.uid, item.recurrence_id)
-            if row is None:
-                event = add_event(
-                    conn,
-                    item.title,
-                    item.start,
-                    item.end,
-                    [person_key],
-                    tz=item.tz,
-                    all_day=item.all_day,
-                    recurrence=item.recurrence,
-                    components=item.components,
-                )
-                conn.execute(
-                    "INSERT INTO event_sources (event_id, person_key, origin, uid, recurrence_id) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (event.id, person_key, origin, item.uid, _recurrence_id_text(item.recurrence_id)),
-                )
-                kept.add(event.id)
-                counts["new"] += 1
+            key = (item.uid, _recurrence_id_text(item.recurrence_id))
+            event_id = known.get(key)
+            if event_id is None:
+                if key in fresh:
+                    counts["unchanged" if fresh[key] == item else "updated"] += 1
+                fresh[key] = item
             else:
-                kept.add(row["event_id"])
-                counts["updated" if _update_imported(conn, row["event_id"], item) else "unchanged"] += 1
+                kept.add(event_id)
+                counts["updated" if _update_imported(conn, event_id, item) else "unchanged"] += 1
             if item.components is not None:  # its overrides are in the series now, not events of their own
-                _remove(conn, person_key, origin, "uid = ? AND recurrence_id <> ''", item.uid)
+                gone.update(known.pop(other) for other in [k for k in known if k[0] == item.uid and k[1]])
+        conn.executemany("DELETE FROM events WHERE id = ?", [(event_id,) for event_id in sorted(gone)])
+        added = _add_new(conn, person_key, origin, list(fresh.items()))
+        known.update(zip(fresh, added, strict=True))
+        kept.update(added)
+        counts["new"] = len(fresh)
         for uid, recurrence_id in cancelled:
-            row = _source_row(conn, person_key, origin, uid, recurrence_id)
-            if row is not None:
-                conn.execute("DELETE FROM events WHERE id = ?", (row["event_id"],))
+            event_id = known.get((uid, _recurrence_id_text(recurrence_id)))
+            if event_id is not None and event_id not in gone:
+                conn.execute("DELETE FROM events WHERE id = ?", (event_id,))
                 counts["removed"] += 1
         if replace_all:
             stale = [
@@ -77,23 +72,39 @@ def import_events(
     return ImportCounts(**counts)
 
 
-def _remove(conn: Connection, person_key: str, origin: str, where: str, *args: str) -> int:
-    ids = [
-        row[0]
-        for row in conn.execute(
-            f"SELECT event_id FROM event_sources WHERE person_key = ? AND origin = ? AND {where}",
-            (person_key, origin, *args),
+SourceKey = tuple[str, str]  # (UID, RECURRENCE-ID as UTC text or '')
+
+
+def _sources(conn: Connection, person_key: str, origin: str) -> dict[SourceKey, int]:
+    rows = conn.execute(
+        "SELECT uid, recurrence_id, event_id FROM event_sources WHERE person_key = ? AND origin = ?",
+        (person_key, origin),
+    )
+    return {(uid, recurrence_id): event_id for uid, recurrence_id, event_id in rows}
+
+
+def _add_new(
+    conn: Connection, person_key: str, origin: str, fresh: Sequence[tuple[SourceKey, ImportedEvent]]
+) -> list[int]:
+    """Insert the events imported for the first time, and where each came from; their ids."""
+    rows = [
+        checked_row(
+            item.title,
+            item.start,
+            item.end,
+            tz=item.tz,
+            all_day=item.all_day,
+            recurrence=item.recurrence,
+            components=item.components,
         )
+        for _, item in fresh
     ]
-    conn.executemany("DELETE FROM events WHERE id = ?", [(event_id,) for event_id in ids])
-    return len(ids)
-
-
-def _source_row(conn: Connection, person_key: str, origin: str, uid: str, recurrence_id: datetime | None) -> Any:
-    return conn.execute(
-        "SELECT event_id FROM event_sources WHERE person_key = ? AND origin = ? AND uid = ? AND recurrence_id = ?",
-        (person_key, origin, uid, _recurrence_id_text(recurrence_id)),
-    ).fetchone()
+    ids = add_events(conn, person_key, rows, [(item.recurrence, item.components) for _, item in fresh])
+    conn.executemany(
+        "INSERT INTO event_sources (event_id, person_key, origin, uid, recurrence_id) VALUES (?, ?, ?, ?, ?)",
+        [(event_id, person_key, origin, *key) for event_id, (key, _) in zip(ids, fresh, strict=True)],
+    )
+    return ids
 
 
 def _recurrence_id_text(moment: datetime | None) -> str:

@@ -27,7 +27,16 @@ from scheduler_agent.calendar.types import CalendarError, Recurrence, to_utc_tex
 if TYPE_CHECKING:
     import icalendar
 
-__all__ = ["CalendarError", "Occurrence", "TooManyOccurrences", "check_rule", "expand", "occurrences", "series_text"]
+__all__ = [
+    "CalendarError",
+    "Occurrence",
+    "TooManyOccurrences",
+    "check_rule",
+    "expand",
+    "occurrences",
+    "seed",
+    "series_text",
+]
 _NO_RULES_FINER_THAN = ("SECONDLY", "MINUTELY")
 WINDOW_CAP = 2000  # occurrences of one series in one query window
 WALK_CAP = 200_000  # occurrences the library may walk from a series' start to the window's end
@@ -109,12 +118,24 @@ class _Parsed:
     rules: tuple[tuple[str, datetime], ...]  # each RRULE and the DTSTART it runs from (for the caps)
 
 
+_seeds: dict[str, Any] = {}  # digest -> the icalendar.Calendar that `components` is the text of
+SEED_CAP = 50_000
+
+
+def seed(components: str, zone: str, day_zone: str, calendar: icalendar.Calendar) -> None:
+    """Hand over `calendar`, already parsed, whose text is `components` (the importer built it from the file's
+    own parse), so the first expansion of that series does not parse the text again. Used once, then dropped."""
+    if len(_seeds) >= SEED_CAP:  # never stored (an import that failed): do not keep them for ever
+        _seeds.clear()
+    _seeds[digest(components, zone, day_zone)] = calendar
+
+
 @lru_cache(maxsize=4096)
 def _parse(version: str, components: str, zone: str, day_zone: str) -> _Parsed:
     import icalendar
     import recurring_ical_events
 
-    calendar: Any = icalendar.Calendar.from_ical(components)
+    calendar: Any = _seeds.pop(version, None) or icalendar.Calendar.from_ical(components)
     first = None
     rules: list[tuple[str, datetime]] = []
     overridden: set[datetime] = set()
@@ -231,7 +252,10 @@ def expand(
     found: list[Occurrence] = []
     # A day earlier too: the library ends an occurrence by wall-clock length, the first as stored may
     # end later than that (across a change of the clocks), and it is this module that decides the overlap.
-    for component in parsed.query.between(start - timedelta(days=1), end):
+    # A day later too: the library compares a whole day (a date) with the window's end as if both were in
+    # one zone, so an all-day occurrence that begins before the end in a zone ahead of UTC (Friday in
+    # London begins 23:00 UTC on Thursday) was left out of a window ending at midnight UTC.
+    for component in parsed.query.between(start - timedelta(days=1), end + timedelta(days=1)):
         occurrence = _occurrence(component, parsed, zone, day_zone)
         if occurrence is not None and occurrence.end > start and occurrence.start < end:
             found.append(occurrence)

@@ -473,6 +473,22 @@ def m018_people_contacts(conn: Connection) -> None:
 
 
 @migration
+def m021_busy_time_indexes(conn: Connection) -> None:
+    """Indexes that answer `events_for`'s range reads from the index alone until a row is a match.
+
+    Single events by time, only the ones that do not repeat (what the range read asks for), so SQLite
+    checks the window and the attendee from the index and reads a table row only for the events it
+    returns; and occurrences by time with their event, for the join to the series and the attendee.
+    """
+    _run(
+        conn,
+        "CREATE INDEX events_single_by_time ON events (start_utc, end_utc) WHERE rrule IS NULL AND rdates = ''",
+        "CREATE INDEX occurrences_by_time_event ON occurrences (start_utc, end_utc, event_id)",
+        "DROP INDEX occurrences_by_time",  # a prefix of the one above
+    )
+
+
+@migration
 def m025_booked_time(conn: Connection) -> None:
     """The busy time the agent books: one row per attendee of each event a create_event or move_event made
     (calendar/bookings.py `book_time` keeps it; a cancelled event takes its rows with it).

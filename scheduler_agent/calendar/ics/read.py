@@ -25,7 +25,7 @@ import icalendar
 
 from scheduler_agent.calendar.ics.scan import IcsError, scan
 from scheduler_agent.calendar.ics.values import EXAMPLES, Reading, dates, end_of, normalised_rule
-from scheduler_agent.calendar.recurrence import check_rule
+from scheduler_agent.calendar.recurrence import check_rule, seed
 from scheduler_agent.calendar.types import CalendarError, ImportedEvent, Person, Recurrence, check_tz
 
 _TZID = re.compile(r";TZID=(\"[^\"]*\"|[^;:]*)")
@@ -82,6 +82,7 @@ class _Calendar:
     floating_zone: str
     timezones: dict[str, Any]  # TZID -> its VTIMEZONE
     x_wr_timezone: str | None
+    timezone_texts: dict[str, str] = field(default_factory=dict)  # TZID -> its VTIMEZONE's text, once made
 
 
 def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: bool = False) -> ReadCalendar:
@@ -141,11 +142,12 @@ def _read_one(reading: Reading) -> _Candidate:
         raise reading.fail(prop, f"{prop or 'a line'}{value} cannot be read ({message}); {hint}")
     recurrence_id = reading.when("RECURRENCE-ID")
     rid = recurrence_id.moment if recurrence_id is not None else None
-    candidate = _Candidate(reading, rid, _sequence(component), _stamp(component), "busy")
-    if str(component.get("STATUS", "")).upper() == "CANCELLED":
+    props = reading.props
+    candidate = _Candidate(reading, rid, _sequence(props), _stamp(props), "busy")
+    if str(props.get("STATUS", "")).upper() == "CANCELLED":
         candidate.kind = "cancelled"
         return candidate
-    if str(component.get("TRANSP", "")).upper() == "TRANSPARENT":
+    if str(props.get("TRANSP", "")).upper() == "TRANSPARENT":
         candidate.kind = "transparent"
         return candidate
     start = reading.when("DTSTART")
@@ -153,7 +155,7 @@ def _read_one(reading: Reading) -> _Candidate:
         raise reading.fail(
             None, "no DTSTART: every event needs a start, e.g. DTSTART;TZID=Europe/London:20260831T140000"
         )
-    if component.get("DTEND") is not None and component.get("DURATION") is not None:
+    if props.get("DTEND") is not None and props.get("DURATION") is not None:
         raise reading.fail("DURATION", "it has both DTEND and DURATION; RFC 5545 allows one: remove the other")
     end = end_of(reading, start)
     if end is not None and end < start.moment:
@@ -181,7 +183,7 @@ def _read_one(reading: Reading) -> _Candidate:
 
 
 def _recurrence(reading: Reading, start: datetime, all_day: bool, zone: str) -> tuple[Recurrence, list[timedelta]]:
-    rules = reading.component.get("RRULE")
+    rules = reading.props.get("RRULE")
     if isinstance(rules, list):
         raise reading.fail("RRULE", f"it has {len(rules)} RRULEs; give one (RFC 5545 deprecates several)")
     day_zone = reading.day_zone
@@ -269,28 +271,50 @@ def _starting_at_its_recurrence_id(component: Any) -> Any:
 def _components(
     core: _Candidate, overrides: list[_Candidate], settings: list[_Calendar], person: Person
 ) -> tuple[str, str, str]:
-    """A VCALENDAR of the series: the VTIMEZONEs it uses, its master and its overrides; and its zones."""
-    calendar = icalendar.Calendar()
-    calendar.add("prodid", "-//scheduler-agent//import//EN")
-    calendar.add("version", "2.0")
-    members = [core, *overrides]
-    texts = [member.reading.component.to_ical().decode() for member in members]
-    used = {match.strip('"') for text in texts for match in _TZID.findall(text)}
+    """A VCALENDAR of the series: the VTIMEZONEs it uses, its master and its overrides; and its zones.
+
+    Its text is what icalendar's `to_ical` of that calendar gives, put together from each member's own
+    text (serialised once, and each VTIMEZONE once per file) instead of serialising the whole again.
+    """
+    calendar = _empty_calendar()
+    members = []
+    for member in [core, *overrides]:
+        component = member.reading.component
+        if component.get("DTSTART") is None and component.get("RECURRENCE-ID") is not None:
+            component = _starting_at_its_recurrence_id(component)
+        members.append((component, component.to_ical().decode()))
+    used = {match.strip('"') for _, text in members for match in _TZID.findall(text)}
     own = settings[core.reading.calendar]
+    parts = [_HEAD]
     added: set[str] = set()
     for tzid in sorted(used):
         for source in [own, *settings]:
             if tzid in source.timezones and tzid not in added:
                 calendar.add_component(source.timezones[tzid])
+                if tzid not in source.timezone_texts:
+                    source.timezone_texts[tzid] = source.timezones[tzid].to_ical().decode()
+                parts.append(source.timezone_texts[tzid])
                 added.add(tzid)
-    for member in members:
-        component = member.reading.component
-        if component.get("DTSTART") is None and component.get("RECURRENCE-ID") is not None:
-            component = _starting_at_its_recurrence_id(component)
+    for component, text in members:
         calendar.add_component(component)
+        parts.append(text)
     if own.x_wr_timezone is not None:
         import x_wr_timezone
 
         calendar = x_wr_timezone.to_standard(calendar, timezone=ZoneInfo(own.x_wr_timezone))
-    text: str = calendar.to_ical().decode()
-    return text, own.floating_zone, person.tz
+        whole: str = calendar.to_ical().decode()
+    else:
+        whole = "".join(parts) + "END:VCALENDAR\r\n"
+    seed(whole, own.floating_zone, person.tz, calendar)  # storing it expands this very object: no second parse
+    return whole, own.floating_zone, person.tz
+
+
+def _empty_calendar() -> Any:
+    calendar = icalendar.Calendar()
+    calendar.add("prodid", "-//scheduler-agent//import//EN")
+    calendar.add("version", "2.0")
+    return calendar
+
+
+# The lines icalendar writes for that calendar before its components (VERSION, then PRODID).
+_HEAD = _empty_calendar().to_ical().decode().removesuffix("END:VCALENDAR\r\n")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from scheduler_agent.calendar.types import CalendarError
 
 _NAME = re.compile(r"[A-Za-z0-9-]+")
+_BEFORE_PARAMETERS = re.compile(r"[^;:]*")  # a content line's name: all before its first ';' or ':'
 
 
 class IcsError(CalendarError):
@@ -34,7 +35,9 @@ class Lines:
 
 
 def property_name(line: str) -> str:
-    return re.split(r"[;:]", line, maxsplit=1)[0].upper()
+    found = _BEFORE_PARAMETERS.match(line)
+    assert found is not None  # the pattern matches the empty string too
+    return found.group().upper()
 
 
 def scan(text: str, name: str) -> Lines:

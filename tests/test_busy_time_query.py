@@ -1,0 +1,306 @@
+"""`events_for`'s indexed query gives exactly the rows the plain one did, and the length bound it relies on holds.
+
+The plain query (what `events_for` was before the index work): every event of the person that overlaps the
+window or repeats at all, a table scan, with each repeating one expanded by the library for that window.
+The indexed one reads single events by a range on start_utc bounded below by the longest event, and
+materialised occurrences the same way. Both are run here, on a calendar with every kind of event the
+writers make (long, all-day, repeating, imported series with moved and cancelled occurrences, moved and
+cancelled events, feeds), over many windows; an equivalence test, not a timing test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from scheduler_agent.calendar.backend import SqliteCalendar
+from scheduler_agent.calendar.events import add_event, cancel_event, events_for
+from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.calendar.ics.importing import import_file
+from scheduler_agent.calendar.ics.read import read_ics
+from scheduler_agent.calendar.imports import import_events
+from scheduler_agent.calendar.people import get_owner, list_people
+from scheduler_agent.calendar.series import live_occurrences
+from scheduler_agent.calendar.types import Event, Recurrence, from_utc_text
+from scheduler_agent.storage import db
+
+LONDON = ZoneInfo("Europe/London")
+
+# Every repeating event, expanded for the window, and every other event that overlaps it: a scan.
+PLAIN = """
+SELECT e.id, e.title, e.start_utc, e.end_utc, e.tz, e.rrule, e.rdates, e.exdates,
+       s.components, s.zone, s.day_zone,
+       (SELECT group_concat(k.person_key, ' ') FROM event_attendees k WHERE k.event_id = e.id) AS keys
+FROM events e LEFT JOIN event_series s ON s.event_id = e.id
+WHERE EXISTS (SELECT 1 FROM event_attendees a WHERE a.event_id = e.id AND a.person_key = :person)
+  AND ((e.start_utc < :end AND e.end_utc > :start) OR e.rrule IS NOT NULL OR e.rdates <> '')
+"""
+
+SERIES_FILE = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//test//EN
+BEGIN:VEVENT
+UID:weekly@test
+DTSTAMP:20260801T120000Z
+DTSTART;TZID=Europe/London:20260907T090000
+DTEND;TZID=Europe/London:20260907T093000
+RRULE:FREQ=WEEKLY;BYDAY=MO,WE
+EXDATE;TZID=Europe/London:20260916T090000
+SUMMARY:Imported weekly
+END:VEVENT
+BEGIN:VEVENT
+UID:weekly@test
+DTSTAMP:20260801T120000Z
+RECURRENCE-ID;TZID=Europe/London:20260914T090000
+DTSTART;TZID=Europe/London:20260914T160000
+DTEND;TZID=Europe/London:20260914T170000
+SUMMARY:Imported weekly (moved)
+END:VEVENT
+BEGIN:VEVENT
+UID:weekly@test
+DTSTAMP:20260801T120000Z
+RECURRENCE-ID;TZID=Europe/London:20260921T090000
+STATUS:CANCELLED
+SUMMARY:Imported weekly
+END:VEVENT
+BEGIN:VEVENT
+UID:holiday@test
+DTSTAMP:20260801T120000Z
+DTSTART;VALUE=DATE:20260909
+DTEND;VALUE=DATE:20260912
+SUMMARY:Holiday
+END:VEVENT
+BEGIN:VEVENT
+UID:allday-series@test
+DTSTAMP:20260801T120000Z
+DTSTART;VALUE=DATE:20260904
+RRULE:FREQ=WEEKLY;COUNT=6
+SUMMARY:Friday off
+END:VEVENT
+BEGIN:VEVENT
+UID:cancelled@test
+DTSTAMP:20260801T120000Z
+DTSTART:20260908T100000Z
+DTEND:20260908T110000Z
+STATUS:CANCELLED
+SUMMARY:Cancelled in the file
+END:VEVENT
+BEGIN:VEVENT
+UID:single@test
+DTSTAMP:20260801T120000Z
+DTSTART:20260910T130000Z
+DTEND:20260910T140000Z
+SUMMARY:Imported single
+END:VEVENT
+END:VCALENDAR
+"""
+
+
+def plain_events_for(conn: sqlite3.Connection, person: str, start: datetime, end: datetime) -> list[Event]:
+    args = {"person": person, "start": f"{start:%Y-%m-%dT%H:%M:%SZ}", "end": f"{end:%Y-%m-%dT%H:%M:%SZ}"}
+    found: list[Event] = []
+    for row in conn.execute(PLAIN, args):
+        attendees = tuple(sorted(row["keys"].split(), key=lambda key: (key != "you", key)))
+        if row["rrule"] is None and row["rdates"] == "":
+            start_at, end_at = from_utc_text(row["start_utc"]), from_utc_text(row["end_utc"])
+            found.append(Event(row["id"], row["title"], start_at, end_at, attendees, recurring=False))
+            continue
+        found += [
+            Event(row["id"], o.title, o.start, o.end, attendees, recurring=True)
+            for o in live_occurrences(row, start, end)
+        ]
+    return sorted(found, key=lambda event: (event.start, event.id))
+
+
+def assert_bounds_hold(conn: sqlite3.Connection) -> None:
+    """The stored bounds are at least the longest single event and the longest materialised occurrence."""
+    bounds = dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())
+
+    def longest(table: str, where: str = "") -> int:
+        rows = conn.execute(f"SELECT start_utc, end_utc FROM {table} {where}").fetchall()
+        lengths = [(from_utc_text(end) - from_utc_text(start)).total_seconds() for start, end in rows]
+        return int(max(lengths, default=0))
+
+    assert bounds["event"] >= longest("events", "WHERE rrule IS NULL AND rdates = ''")
+    assert bounds["occurrence"] >= longest("occurrences")
+
+
+@pytest.fixture
+def varied(tmp_path: Path) -> sqlite3.Connection:
+    """The demo calendar, and every kind of event each write path makes, the bounds checked after each."""
+    conn = db.connect(tmp_path / "cal.db")
+    seed_demo(conn)
+    keys = ["you", *(person.key for person in list_people(conn))]
+    calendar = SqliteCalendar(conn)
+
+    def answer(event: Event) -> str:
+        return f"#{event.id}"
+
+    at = datetime(2026, 9, 1, 9, 0, tzinfo=LONDON)
+    add_event(conn, "Three days away", at - timedelta(days=2), at + timedelta(days=1), ["you", "priya"])
+    assert_bounds_hold(conn)
+    add_event(
+        conn,
+        "Ends as the week starts",
+        datetime(2026, 8, 30, 21, tzinfo=LONDON),
+        datetime(2026, 8, 31, tzinfo=LONDON),
+        ["you"],
+    )
+    add_event(conn, "Starts as it ends", datetime(2026, 9, 5, tzinfo=LONDON), at + timedelta(days=4, hours=1), ["you"])
+    for number, rule in enumerate(("FREQ=DAILY;COUNT=40", "FREQ=WEEKLY;BYDAY=TU,TH", "FREQ=WEEKLY;INTERVAL=2")):
+        first = at + timedelta(days=number - 10, hours=number)
+        add_event(
+            conn,
+            f"Series {number}",
+            first,
+            first + timedelta(minutes=45 + 30 * number),
+            [keys[number % len(keys)], "priya"],
+            tz="Europe/London",
+            recurrence=Recurrence(rule, exdates=(first + timedelta(days=14),) if number else ()),
+        )
+        assert_bounds_hold(conn)
+    far = datetime(2031, 3, 3, 8, 0, tzinfo=LONDON)  # begins past the materialised horizon: expanded per window
+    add_event(
+        conn,
+        "Far series",
+        far,
+        far + timedelta(hours=1),
+        ["priya"],
+        tz="Europe/London",
+        recurrence=Recurrence("FREQ=WEEKLY"),
+    )
+    ics = tmp_path / "team.ics"
+    ics.write_text(SERIES_FILE.replace("\n", "\r\n"))
+    import_file(conn, ics, "priya")
+    assert_bounds_hold(conn)
+    import_file(conn, ics, "priya")  # again: nothing doubles
+    longer = SERIES_FILE.replace("DTEND:20260910T140000Z", "DTEND:20260914T140000Z")  # a re-import lengthens one
+    ics.write_text(longer.replace("\n", "\r\n"))
+    import_file(conn, ics, "priya")
+    assert_bounds_hold(conn)
+    owner, priya = get_owner(conn), next(p for p in list_people(conn) if p.key == "priya")
+    feed = read_ics(longer.replace("Holiday", "Feed holiday"), name="feed", owner=owner, person=priya)
+    import_events(conn, "priya", feed.events, feed.dropped, origin="feed:1", replace_all=True)
+    assert_bounds_hold(conn)
+    # moves and cancellations, of single events and of one occurrence of a series
+    single = add_event(conn, "To move", at + timedelta(days=1), at + timedelta(days=1, hours=1), ["you", "priya"])
+    stored = calendar.event(single.id)
+    assert stored is not None
+    calendar.move(stored, single, at + timedelta(days=2), at + timedelta(days=2, hours=9), None, answer)
+    assert_bounds_hold(conn)
+    doomed = add_event(conn, "To cancel", at + timedelta(hours=5), at + timedelta(hours=6), ["priya"])
+    cancel_event(conn, doomed.id)
+    series = next(e for e in events_for(conn, "priya", at, at + timedelta(days=7)) if e.title == "Series 1")
+    stored = calendar.event(series.id)
+    assert stored is not None
+    calendar.move(stored, series, series.start + timedelta(hours=3), series.end + timedelta(hours=20), None, answer)
+    assert_bounds_hold(conn)
+    later = [e for e in events_for(conn, "priya", at, at + timedelta(days=21)) if e.title == "Series 2"]
+    stored = calendar.event(later[-1].id)
+    assert stored is not None
+    calendar.cancel(stored, later[-1], None, answer)
+    assert_bounds_hold(conn)
+    return conn
+
+
+def windows() -> list[tuple[datetime, datetime]]:
+    """Every day and every week from late August to October 2026, some short windows on the edges of events,
+    and weeks past the materialised horizon."""
+    found = []
+    day = datetime(2026, 8, 20, tzinfo=UTC)
+    while day < datetime(2026, 11, 1, tzinfo=UTC):
+        found += [(day, day + timedelta(days=1)), (day, day + timedelta(days=7))]
+        found += [(day + timedelta(hours=hour), day + timedelta(hours=hour, minutes=30)) for hour in (7, 8, 13, 23)]
+        day += timedelta(days=1)
+    found += [(datetime(2031, 3, 3, tzinfo=UTC), datetime(2031, 3, 10, tzinfo=UTC))]
+    found += [(datetime(2026, 8, 31, 8, 0, tzinfo=UTC), datetime(2026, 8, 31, 8, 0, 1, tzinfo=UTC))]
+    return found
+
+
+def test_the_indexed_query_returns_exactly_the_rows_of_the_plain_one(varied: sqlite3.Connection) -> None:
+    people = ["you", *(person.key for person in list_people(varied))]
+    compared = 0
+    for person in people:
+        for start, end in windows():
+            indexed = events_for(varied, person, start, end)
+            assert indexed == plain_events_for(varied, person, start, end), (person, start, end)
+            compared += len(indexed)
+    assert compared > 1000  # the windows really held events: long, all-day, repeating, moved
+    span = (datetime(2026, 8, 20, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC))
+    titles = {e.title for person in people for e in events_for(varied, person, *span)}
+    for title in ("Three days away", "Holiday", "Feed holiday", "Friday off", "Imported weekly (moved)", "To move"):
+        assert title in titles
+    assert "Cancelled in the file" not in titles and "To cancel" not in titles
+
+
+def test_the_plain_query_really_differs_from_a_bound_too_small(varied: sqlite3.Connection) -> None:
+    """The comparison can fail: with the bound forced below the longest event, the long event goes missing."""
+    window = (datetime(2026, 9, 1, 6, 0, tzinfo=UTC), datetime(2026, 9, 1, 7, 0, tzinfo=UTC))
+    varied.execute("UPDATE length_bounds SET seconds = 3600 WHERE what = 'event'")
+    assert [e.title for e in plain_events_for(varied, "priya", *window)].count("Three days away") == 1
+    assert "Three days away" not in [e.title for e in events_for(varied, "priya", *window)]
+
+
+def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
+    from scheduler_agent.calendar import events
+
+    args = {"person": "priya", "start": "2026-09-01T00:00:00Z", "end": "2026-09-08T00:00:00Z"}
+    args |= {"event_lower": "2026-08-20T00:00:00Z", "occurrence_lower": "2026-08-30T00:00:00Z"}
+    for query in (events._INDEXED, events._LIVE):
+        plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {query}", args))
+        assert "SCAN e" not in plan and "SCAN o" not in plan, plan
+        if query is events._INDEXED:  # m021's: single events and occurrences by time
+            assert "USING INDEX events_single_by_time" in plan and "USING INDEX occurrences_by_time_event" in plan
+
+
+def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
+    """tests/data/v1.db (0.1.0) gets the indexes, and its busy time reads as the plain scan gives it."""
+    path = tmp_path / "v1.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
+    conn = db.connect(path)
+    applied = db.applied_migrations(conn)
+    assert applied.index("m021_busy_time_indexes") > applied.index("m012_series")  # applied on connect
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"events_single_by_time", "occurrences_by_time_event"} <= names and "occurrences_by_time" not in names
+    people = ["you", *(person.key for person in list_people(conn))]
+    found = 0
+    for person in people:
+        for start, end in windows()[::7]:
+            indexed = events_for(conn, person, start, end)
+            assert indexed == plain_events_for(conn, person, start, end)
+            found += len(indexed)
+    assert found > 0
+
+
+def test_an_all_day_occurrence_beginning_before_a_window_ends_at_midnight_utc_is_in_it() -> None:
+    """Found by the comparison above: Friday in London begins at 23:00 UTC on Thursday, so a window that ends
+    at midnight UTC on Friday holds an hour of it; the expansion left it out (the materialised rows had it)."""
+    from scheduler_agent.calendar.recurrence import expand
+
+    text = "\r\n".join(
+        [
+            "BEGIN:VCALENDAR",
+            "VERSION:2.0",
+            "PRODID:-//test//EN",
+            "BEGIN:VEVENT",
+            "UID:off@test",
+            "DTSTART;VALUE=DATE:20260904",
+            "RRULE:FREQ=WEEKLY;COUNT=3",
+            "SUMMARY:Friday off",
+            "END:VEVENT",
+            "END:VCALENDAR",
+            "",
+        ]
+    )
+    found = expand(
+        text, "Europe/London", "Europe/London", datetime(2026, 9, 4, tzinfo=UTC), datetime(2026, 9, 11, tzinfo=UTC)
+    )
+    assert [(o.start, o.end) for o in found] == [
+        (datetime(2026, 9, 3, 23, tzinfo=UTC), datetime(2026, 9, 4, 23, tzinfo=UTC)),
+        (datetime(2026, 9, 10, 23, tzinfo=UTC), datetime(2026, 9, 11, 23, tzinfo=UTC)),
+    ]
