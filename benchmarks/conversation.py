@@ -88,7 +88,7 @@ def build(db: Path, entries: int, open_end: bool) -> int:
     messages = messages_of(entries, open_end=open_end)
     session = Session(conn, pinned_clock(conn), never, settings(10), ignore, messages=messages[:1])
     session.store()
-    session._sync()  # the row is written with the first turn, as `ask` writes it
+    session.sync()  # the row is written with the first turn, as `ask` writes it
     assert session.cid is not None
     Journal(conn, session.cid, messages[:1]).sync(messages)
     conn.close()

@@ -242,8 +242,8 @@ class Trace:
                 self.turn_cost = None
                 if self.echo_input:
                     self.out.write(f"{style('you>', 'bold')} {visible(text)}\n")
-            case RequestSent(iteration, request, of):
-                size = request_size(request)
+            case RequestSent(iteration, request, of, known):
+                size = request_size(request) if known is None else known  # a Session keeps it by entry
                 sent = entries(len(request["messages"]))
                 if of is not None:
                     sent = f"{len(request['messages'])} of {entries(of)} (budget)"
