@@ -106,7 +106,7 @@ def test_the_rule_allows_what_the_layers_need() -> None:
 # A module or class not named here fails at once; one named here fails if it grows.
 OVERSIZE_MODULES = {"cli/calendar.py": 570, "cli/render.py": 445}
 GROWS_BY_DESIGN = {"storage/migrations.py"}  # the ordered schema history: only ever appended to, never edited
-OVERSIZE_CLASSES = {"grammar/walk.py:Walker": 190}
+OVERSIZE_CLASSES: dict[str, int] = {}
 
 
 def test_no_module_is_over_about_400_lines() -> None:
