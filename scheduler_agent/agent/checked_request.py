@@ -8,7 +8,7 @@ the same at 10 entries and at 10,000.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from scheduler_agent.agent.events import GrammarWarning, Report
 from scheduler_agent.agent.request import build_request, encode
@@ -30,6 +30,7 @@ class RequestBuilder:
         self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
         self.sizes = RequestSizes()
         self._last: tuple[JSON, int] | None = None  # the last request built and its size in bytes
+        self.clean = 0  # how many leading entries the last check passed with no finding (stored as a mark)
 
     def received(self, index: int, content: list[JSON]) -> None:
         """The reply just appended at `index`: only the newest is compared with what arrived (older turns were
@@ -39,10 +40,18 @@ class RequestBuilder:
     def forget(self) -> None:
         """The list was replaced (another process wrote it): the next check examines it whole."""
         self.checker.reset()
+        self.clean = 0
+
+    def resume(self, messages: list[JSON], checked: int, sizes: Sequence[int | None]) -> None:
+        """A stored list: `checked` leading entries passed the check before, and `sizes` are its entries' sizes
+        as stored, so the first request examines and measures only what is new (or was never stored so)."""
+        self.checker.trust(messages, checked)
+        self.sizes.entries.seed(messages, sizes)
 
     def build(self, messages: list[JSON], context: Context, advice: Callable[[], str]) -> JSON:
         """The request for `messages` in `context`, after the check; GrammarError (with `advice()`) if refused."""
         violations = self.checker.check(messages, mode="request", raw=self.raw)
+        self.clean = 0 if violations else len(messages)
         view = messages
         if not violations and self.budget is not None:
             # the budget is the whole request's: what the system prompt and the tools take is not the list's

@@ -77,7 +77,7 @@ class SessionListener:
     def _sized(self, event: RequestSent) -> RequestSent:
         """The event with the request's size (kept by entry), and `of` when the budget left entries out."""
         size = self.requests.size_of(event.request)
-        self.records.request_bytes = size
+        self.records.request_bytes, self.records.checked = size, self.requests.clean
         left_out = len(event.request["messages"]) < len(self.messages)
         return dataclasses.replace(event, of=len(self.messages) if left_out else event.of, size=size)
 

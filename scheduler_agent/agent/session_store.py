@@ -23,6 +23,8 @@ class SessionStore:
         self.journal = Journal(conn, cid, messages) if cid is not None else None
         self.pending: tuple[str, str | None] | None = None  # set by Session.store(): (started_on, clock pin)
         self.request_bytes = 0  # the size of the last request sent, for its reply's row
+        self.checked = 0  # leading entries the last request's check passed with no finding
+        self._checked_stored: int | None = None  # the mark as last written (None: not written by this session)
 
     def sync(self, messages: list[JSON], context: Callable[[], Context], reply: Reply | None = None) -> int | None:
         """Store what changed in the list (and `reply`); the id of the conversation if this call created it."""
@@ -30,7 +32,9 @@ class SessionStore:
         if self.journal is None and self.pending is not None and messages:
             created = self._create(messages, context())
         if self.journal is not None:
-            self.journal.sync(messages, reply)
+            mark = self.checked if self.checked != self._checked_stored else None
+            self.journal.sync(messages, reply, mark)
+            self._checked_stored = self.checked
         return created
 
     def _create(self, messages: list[JSON], context: Context) -> int:

@@ -30,6 +30,14 @@ class EntrySizes:
         self._sum = 0
         self.measured = 0  # entries encoded by the last call (for the tests)
 
+    def seed(self, messages: Sequence[JSON], sizes: Sequence[int | None]) -> None:
+        """Take the sizes of `messages`' entries as known (stored with them); None ones are measured."""
+        self._list, self._entries = messages, list(messages)
+        self._sizes = [
+            len(encode(entry)) if size is None else size for entry, size in zip(messages, sizes, strict=True)
+        ]
+        self._sum = sum(self._sizes)
+
     def total(self, messages: Sequence[JSON]) -> int:
         """The encoded size of `messages` as a JSON array: `len(encode(list(messages)))`."""
         start = self._start(messages)

@@ -7,7 +7,7 @@ before it in the list (`CallLog`): an id used again in a later round is a warnin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -45,11 +45,22 @@ class Run:
 
 
 class CallLog:
-    """Every call id seen so far, where it first appeared, and in which entry (to roll back)."""
+    """Every call id seen so far, where it first appeared, and in which entry (to roll back).
 
-    def __init__(self) -> None:
-        self.first_seen: dict[str, str] = {}  # call id -> where it first appeared
+    `seed`: the ids of entries the walk did not examine (a prefix checked before), read only when an id
+    is first looked up; those are never rolled back."""
+
+    def __init__(self, seed: Callable[[], dict[str, str]] | None = None) -> None:
+        self._first_seen: dict[str, str] = {}  # call id -> where it first appeared
+        self._seed = seed
         self.id_log: list[tuple[int, str]] = []  # (entry index, call id), in order, to roll back
+
+    @property
+    def first_seen(self) -> dict[str, str]:
+        if self._seed is not None:
+            self._first_seen = self._seed() | self._first_seen
+            self._seed = None
+        return self._first_seen
 
     def note(self, call_id: str, index: int, where: str) -> None:
         if call_id not in self.first_seen:
@@ -61,6 +72,19 @@ class CallLog:
         while self.id_log and self.id_log[-1][0] >= index:
             _, call_id = self.id_log.pop()
             del self.first_seen[call_id]
+
+
+def calls_in(messages: Sequence[Any], end: int) -> dict[str, str]:
+    """call id -> where it first appears, in `messages[:end]` (what `CallLog` would hold after them)."""
+    found: dict[str, str] = {}
+    for index in range(end):
+        content = messages[index].get("content") if isinstance(messages[index], Mapping) else None
+        for position, block in enumerate(content if isinstance(content, list) else ()):
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                call_id = block.get("id")
+                if isinstance(call_id, str) and call_id and call_id not in found:
+                    found[call_id] = f"{at(index)}.content[{position}]"
+    return found
 
 
 def _relative(where: str, index: int) -> str:

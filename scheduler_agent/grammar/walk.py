@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scheduler_agent.grammar import rules
-from scheduler_agent.grammar.blocks import Call, CallLog, Run, examine_block
+from scheduler_agent.grammar.blocks import Call, CallLog, Run, calls_in, examine_block
 from scheduler_agent.grammar.rules import (
     API_EMPTY_CONTENT,
     API_MISSING_RESULTS,
@@ -67,8 +67,14 @@ class Walker:
     """Checks one entry at a time, in order; keeps the run state after each entry, to roll back."""
 
     def __init__(self) -> None:
-        self.runs: list[Run] = []  # the run state after each entry examined, by index
+        self.runs: list[Run | None] = []  # the run state after each entry examined, by index (None: not walked)
         self.calls = CallLog()  # every call id seen, where it first appeared
+
+    def start_at(self, messages: Sequence[Any], start: int) -> None:
+        """Walk from `start` on, as if `messages[:start]` had been walked and settled nothing: `start` must
+        begin an assistant turn after a user turn that answered every call (a checked prefix, `round_start`)."""
+        self.runs = [None] * start
+        self.calls = CallLog(lambda: calls_in(messages, start))
 
     def rollback(self, index: int) -> None:
         """Forget the entries from `index` on."""
@@ -104,6 +110,7 @@ class Walker:
             return [(0, Violation("messages", "the list is empty: it needs at least one user turn"))]
         last = len(messages) - 1
         run = self.runs[last]
+        assert run is not None, "the walk starts before the last entry"
         found = [(last, Violation(where, API_WHITESPACE_TEXT)) for where in run.blank]
         if run.role == "user":
             return found + _missing(run.asked, run.answered)
@@ -160,6 +167,19 @@ class Walker:
         for position, block in enumerate(content):
             run = examine_block(self.calls, block, f"{where}.content[{position}]", index, role, run, found)
         return run
+
+
+def round_start(messages: Sequence[Any], clean: int) -> int:
+    """The last index below `clean - 1` that starts an assistant turn right after a user turn (0: none).
+
+    The walk can start there afresh when `messages[:clean]` passed the check with no finding: the user
+    turn before it answered every call, and nothing before it changes what follows but the call ids."""
+    index = min(clean, len(messages)) - 2
+    while index > 0:
+        if rules.role_of(messages[index]) == "assistant" and rules.role_of(messages[index - 1]) == "user":
+            return index
+        index -= 1
+    return 0
 
 
 def _prefill(entry: object, index: int, refused: bool) -> Violation:
