@@ -8,9 +8,13 @@ with a user turn still waiting for the model; it never holds an answer without i
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Literal
 
 from scheduler_agent.agent.errors import AgentError
@@ -98,9 +102,16 @@ def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
     context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]), bool(row["stream"]))
-    rows = conn.execute(
-        "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
-    ).fetchall()
+    with _collector_paused():
+        cursor = conn.cursor()
+        cursor.row_factory = None  # plain tuples: a Row per entry costs more than the query
+        rows = cursor.execute(
+            # each entry's JSON made by SQLite from the stored text, joined and parsed once below
+            """SELECT '{"role":' || json_quote(role) || ',"content":' || content || '}', size FROM entries
+            WHERE conversation_id = ? ORDER BY position""",
+            (cid,),
+        ).fetchall()
+        messages: list[JSON] = json.loads("[" + ",".join(map(itemgetter(0), rows)) + "]")
     stored = Stored(
         row["id"],
         row["created_at"],
@@ -110,11 +121,22 @@ def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
         {c: row[c] for c in COUNTERS},
         row["last_stop"],
         row["checked"],
-        tuple(entry[2] for entry in rows),
+        tuple(map(itemgetter(1), rows)),
     )
-    # one parse of the stored texts joined as one JSON array, not one parse per row (half the time)
-    parsed = json.loads("[" + ",".join(entry[1] for entry in rows) + "]")
-    return stored, [{"role": entry[0], "content": content} for entry, content in zip(rows, parsed, strict=True)]
+    return stored, messages
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while a list is read: each pass would walk the growing list again, and it makes
+    nothing that is garbage."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def tail(conn: sqlite3.Connection, cid: int) -> tuple[int, str | None]:
