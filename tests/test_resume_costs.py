@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import DUMMY_KEY, demo_clock
 
 from scheduler_agent.agent.events import Event, RequestSent
@@ -108,3 +109,52 @@ def test_an_entry_stored_before_the_sizes_is_measured_and_a_repair_clears_the_ma
         record, _ = conversations.load(conn, first.cid)
         assert record.checked == 0
         assert record.sizes == tuple(len(encode(entry)) for entry in before[:2])
+
+
+def test_conversations_show_writes_its_lines_in_one_call(demo_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from scheduler_agent.cli import app
+    from scheduler_agent.cli import conversations as command
+
+    events: list[Event] = []
+    with ScriptedServer(
+        [
+            Reply([tool_use("toolu_w1", "find_free_slots", {"person": "priya"})], "tool_use"),
+            Reply([text("Monday 14:00.")]),
+        ]
+    ) as server:
+        conn = db.connect(demo_db)
+        first = session(conn, server, events)
+        first.store()
+        first.ask("When is Priya free?")
+    writes: list[str] = []
+    echo = command.click.echo
+    monkeypatch.setattr(
+        command.click, "echo", lambda message=None, **kw: (writes.append(str(message)), echo(message, **kw))
+    )
+    result = CliRunner().invoke(app, ["conversations", "show", "1", "--db", str(demo_db)])
+    assert result.exit_code == 0, result.output
+    assert len(writes) == 1
+    assert "[0] user      When is Priya free?" in writes[0]
+    assert '→ find_free_slots(person="priya")  [toolu_w1]' in writes[0] and "Monday 14:00." in writes[0]
+
+
+def test_the_lease_is_renewed_with_a_write_only_once_a_tenth_of_it_has_passed(demo_db: Path) -> None:
+    from scheduler_agent.agent.session_lease import SessionLease
+    from scheduler_agent.storage import lease
+    from scheduler_agent.storage.conversations import Context
+
+    conn = db.connect(demo_db)
+    cid = conversations.create(conn, Context("m", 10, "s", []), started_on="2026-08-27", clock_pin=None)
+    keeper = SessionLease(conn)
+    with keeper.held(cid):
+        before = lease.current(conn, cid)
+        keeper.renew()  # just claimed: no write
+        assert lease.current(conn, cid) == before
+    often = SessionLease(conn, seconds=0.0)  # a tenth of nothing has always passed: every renewal writes
+    with often.held(cid):
+        other = lease.Holder("elsewhere", 1)
+        conn.execute("UPDATE leases SET holder_host = ?, holder_pid = ?", (other.host, other.pid))  # taken over
+        with pytest.raises(lease.ConversationBusy, match="taken over by another process"):
+            often.renew()
