@@ -158,3 +158,27 @@ def test_the_lease_is_renewed_with_a_write_only_once_a_tenth_of_it_has_passed(de
         conn.execute("UPDATE leases SET holder_host = ?, holder_pid = ?", (other.host, other.pid))  # taken over
         with pytest.raises(lease.ConversationBusy, match="taken over by another process"):
             often.renew()
+
+
+def test_a_version_one_database_has_no_mark_and_no_sizes_and_both_are_worked_out(tmp_path: Path) -> None:
+    import shutil
+
+    path = tmp_path / "v1.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
+    conn = db.connect(path)  # applies m019 to the old file
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+    assert "size" in columns
+    ids = [row[0] for row in conn.execute("SELECT id FROM conversations ORDER BY id")]
+    assert ids
+    for cid in ids:
+        record, messages = conversations.load(conn, cid)
+        assert record.checked == 0  # checked whole, once, on its first request
+        assert record.sizes == (None,) * len(messages)
+        opened = Session.stored(conn, cid, lambda request: {}, Settings("m", 10), lambda event: None, None)
+        sizes = opened.requests.sizes.entries
+        assert sizes.total(opened.messages) == len(encode(opened.messages))  # type: ignore[arg-type]
+        assert sizes.measured <= 1  # measured when it was opened (none stored); only the last one again
+        checker = IncrementalChecker()
+        checker.trust(messages, record.checked)
+        assert checker.check(messages, mode="conversation") == check(messages, mode="conversation")
+        assert checker.examined == len(messages)
