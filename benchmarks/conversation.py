@@ -88,9 +88,14 @@ def build(db: Path, entries: int, open_end: bool) -> int:
     messages = messages_of(entries, open_end=open_end)
     session = Session(conn, pinned_clock(conn), never, settings(10), ignore, messages=messages[:1])
     session.store()
-    session._sync()  # the row is written with the first turn, as `ask` writes it
+    session.sync()  # the row is written with the first turn, as `ask` writes it
     assert session.cid is not None
-    Journal(conn, session.cid, messages[:1]).sync(messages)
+    # the mark a session stores with each reply: the list its last request sent passed the check
+    from scheduler_agent.grammar.check import check
+
+    sent = messages if open_end else messages[:-1]
+    checked = 0 if check(sent, mode="request") else len(sent)
+    Journal(conn, session.cid, messages[:1]).sync(messages, checked=checked)
     conn.close()
     return session.cid
 

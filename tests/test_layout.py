@@ -104,9 +104,9 @@ def test_the_rule_allows_what_the_layers_need() -> None:
 
 # Still too big, each with the size it may not grow past: the split is open work on issue 8 (see its note).
 # A module or class not named here fails at once; one named here fails if it grows.
-OVERSIZE_MODULES = {"cli/render.py": 445}
+OVERSIZE_MODULES: dict[str, int] = {}
 GROWS_BY_DESIGN = {"storage/migrations.py"}  # the ordered schema history: only ever appended to, never edited
-OVERSIZE_CLASSES = {"agent/session.py:Session": 290, "grammar/walk.py:Walker": 190}
+OVERSIZE_CLASSES: dict[str, int] = {}
 
 
 def test_no_module_is_over_about_400_lines() -> None:

@@ -198,3 +198,15 @@ def test_answers_ends_an_interrupted_line_on_close() -> None:
     play([RequestSent(1, REQUEST), TextDelta(1, "Priya is")], answers)
     answers.close()
     assert out.getvalue() == "Priya is\n"
+
+
+def test_the_trace_shows_the_size_the_session_kept_and_encodes_only_when_none_is_given() -> None:
+    from scheduler_agent.agent.request import encode
+
+    out = io.StringIO()
+    trace = Trace(out, colour=False, spinner=False)
+    trace(RequestSent(1, REQUEST, size=123_456))  # a Session's running figure: the trace does not encode again
+    trace(RequestSent(2, REQUEST))  # a sender that keeps no size: the body is encoded
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[iteration 1] sending 1 entry (123,456 bytes)"
+    assert lines[1] == f"[iteration 2] sending 1 entry ({len(encode(REQUEST)):,} bytes)"

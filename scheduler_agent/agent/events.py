@@ -21,11 +21,13 @@ class TurnStarted:
 class RequestSent:
     """About to send `request` (the whole body); `iteration` counts from 1 within the user turn.
 
-    `of`: the stored list's length when the request sends fewer entries (a context budget left some out)."""
+    `of`: the stored list's length when the request sends fewer entries (a context budget left some out).
+    `size`: `len(encode(request))`, when the sender keeps it (a Session does, by entry); None: not known."""
 
     iteration: int
     request: JSON
     of: int | None = None
+    size: int | None = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from scheduler_agent.agent.events import (
     TurnEnded,
     TurnOutcome,
 )
-from scheduler_agent.agent.replies import Fit, Verdict, call_ids, judge
+from scheduler_agent.agent.replies import CallIds, Fit, Verdict, judge
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, Toolbox, run_call
 from scheduler_agent.agent.types import JSON
 
@@ -30,13 +30,22 @@ Build = Callable[[list[JSON]], JSON]  # the message list in, the whole request b
 
 
 def run_turn(
-    messages: list[JSON], *, build: Build, send: Send, toolbox: Toolbox, max_iterations: int, report: Report
+    messages: list[JSON],
+    *,
+    build: Build,
+    send: Send,
+    toolbox: Toolbox,
+    max_iterations: int,
+    report: Report,
+    known_calls: CallIds | None = None,
 ) -> TurnOutcome:
     """Run the model on `messages` (which ends with a user turn) until it stops asking for tools.
 
     `messages` is changed in place and is valid to send again whenever this returns or raises. A reply
     that is empty, or that the API would refuse to take back, is not appended (see replies.py).
+    `known_calls` keeps the list's call ids between turns (a session passes its own); None: one per turn.
     """
+    known_calls = known_calls if known_calls is not None else CallIds()
     while True:
         iteration = iterations_in_turn(messages) + 1
         if iteration > max_iterations:
@@ -44,7 +53,7 @@ def run_turn(
         request = build(messages)
         report(RequestSent(iteration, request))
         reply = send(request)
-        verdict = judge(reply, call_ids(messages))
+        verdict = judge(reply, known_calls.of(messages))
         if not verdict.usable:  # kept beside the list, never in it: the list stays valid to send again
             report(ReplySetAside(iteration, reply, verdict.fit, verdict.problems))
             return ended(report, set_aside(reply, verdict, iteration))

@@ -15,7 +15,8 @@ Pure: the standard library and agent/ only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, KeysView, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -44,15 +45,17 @@ def _blank_text(block: object) -> bool:
     return not isinstance(text, str) or not text.strip()
 
 
-def judge(reply: object, earlier_ids: Iterable[str] = ()) -> Verdict:
-    """Judge `reply` (the API's response body); `earlier_ids` are the call ids already in the list."""
+def judge(reply: object, earlier_ids: Collection[str] = ()) -> Verdict:
+    """Judge `reply` (the API's response body); `earlier_ids` are the call ids already in the list (a set,
+    or `CallIds`' view of them, is used as it is; anything else is copied into one)."""
     content = reply.get("content") if isinstance(reply, Mapping) else None
     if not isinstance(content, list):
         return Verdict(Fit.UNUSABLE, [f"its content is {_kind(content)}, not a list of blocks"])
     if all(_blank_text(block) for block in content):
         return Verdict(Fit.EMPTY)
     problems: list[str] = []
-    seen = set(earlier_ids)
+    earlier = earlier_ids if isinstance(earlier_ids, AbstractSet | KeysView) else set(earlier_ids)
+    seen: set[str] = set()
     for position, block in enumerate(content):
         where = f"content[{position}]"
         if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
@@ -60,18 +63,18 @@ def judge(reply: object, earlier_ids: Iterable[str] = ()) -> Verdict:
         elif _blank_text(block):
             problems.append(f"{where} is a text block with no text")
         elif block["type"] == "tool_use":
-            problems += _call_problems(block, where, seen)
+            problems += _call_problems(block, where, earlier, seen)
     return Verdict(Fit.UNUSABLE, problems) if problems else Verdict(Fit.USABLE)
 
 
-def _call_problems(block: Mapping[str, Any], where: str, seen: set[str]) -> list[str]:
+def _call_problems(block: Mapping[str, Any], where: str, earlier: Collection[str], seen: set[str]) -> list[str]:
     problems = []
     name, call_id = block.get("name"), block.get("id")
     if not isinstance(name, str) or not name:
         problems.append(f"the tool call at {where} has no tool name")
     if not isinstance(call_id, str) or not call_id:
         problems.append(f"the tool call at {where} has no id")
-    elif call_id in seen:
+    elif call_id in earlier or call_id in seen:
         problems.append(f"the tool call at {where} reuses the id {call_id}")
     else:
         seen.add(call_id)
@@ -105,3 +108,47 @@ def call_ids(messages: Iterable[Mapping[str, Any]]) -> list[str]:
         if message.get("role") == "assistant" and isinstance(content, list):
             ids += [b["id"] for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("id")]
     return ids
+
+
+def _ids_of(message: Mapping[str, Any]) -> list[str]:
+    return call_ids([message])
+
+
+class CallIds:
+    """`call_ids(messages)` as a set kept up to date while the list grows: each entry is read when it is new
+    (and once more when the next one arrives), so asking costs the same at 10 entries and at 10,000.
+
+    The assumption of grammar's IncrementalChecker: entries are appended or removed at the end, and an
+    entry is changed in place only while it is the last one. Another list object is read from the start."""
+
+    def __init__(self) -> None:
+        self._list: Sequence[Mapping[str, Any]] | None = None
+        self._entries: list[Mapping[str, Any]] = []  # the entry objects read, by index
+        self._ids: list[list[str]] = []  # the call ids of each
+        self._counts: dict[str, int] = {}  # call id -> how many entries hold it
+
+    def of(self, messages: Sequence[Mapping[str, Any]]) -> KeysView[str]:
+        """Every tool_use id in the assistant entries of `messages` (a live view: do not keep it)."""
+        start = self._start(messages)
+        for ids in self._ids[start:]:
+            for call_id in ids:
+                self._counts[call_id] -= 1
+                if not self._counts[call_id]:
+                    del self._counts[call_id]
+        del self._entries[start:], self._ids[start:]
+        for message in messages[start:]:
+            ids = _ids_of(message)
+            for call_id in ids:
+                self._counts[call_id] = self._counts.get(call_id, 0) + 1
+            self._entries.append(message)
+            self._ids.append(ids)
+        self._list = messages
+        return self._counts.keys()
+
+    def _start(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        if messages is not self._list:
+            return 0
+        kept = min(len(messages), len(self._entries)) - 1
+        while kept >= 0 and messages[kept] is not self._entries[kept]:
+            kept -= 1
+        return max(kept, 0) if kept == len(self._entries) - 1 else kept + 1

@@ -105,22 +105,17 @@ def show_command(cid: int, db: Location | None, as_json: bool, html: Path | None
     if as_json:
         click.echo(json.dumps(messages, indent=2, ensure_ascii=False))
         return
-    click.echo(
+    counts, replies = record.counters, conversations.replies(conn, cid)
+    lines = [  # written in one call: 15,000 lines one echo at a time took a third of a second
         f"conversation {record.id} · started {record.created_at} · {record.context.model} · "
-        f"{entries(len(messages))} · {describe_state(cid, messages, record.last_stop is not None)}"
-    )
-    counts = record.counters
-    click.echo(
+        f"{entries(len(messages))} · {describe_state(cid, messages, record.last_stop is not None)}",
         f"interruptions: model retries exhausted {counts['retries_exhausted']} · tools past their deadline "
-        f"{counts['tool_deadlines']} · process restarts {counts['restarts']}"
-    )
-    for line in cost_lines(conversations.replies(conn, cid)):
-        click.echo(line)
-    for position, entry in enumerate(messages):
-        for line in entry_lines(entry):
-            click.echo(f"[{position}] {entry['role']:9} {line}")
-    for line in set_aside_lines(conversations.replies(conn, cid)):
-        click.echo(line)
+        f"{counts['tool_deadlines']} · process restarts {counts['restarts']}",
+        *cost_lines(replies),
+        *(f"[{n}] {entry['role']:9} {line}" for n, entry in enumerate(messages) for line in entry_lines(entry)),
+        *set_aside_lines(replies),
+    ]
+    click.echo("\n".join(lines))
 
 
 @command("delete", epilog=examples("scheduler-agent conversations delete 3"))

@@ -42,7 +42,7 @@ from scheduler_agent.grammar.rules import (
     has_type,
     role_of,
 )
-from scheduler_agent.grammar.walk import Placed, Walker
+from scheduler_agent.grammar.walk import Placed, Walker, round_start
 
 __all__ = [
     "API_MISSING_RESULTS",
@@ -235,6 +235,19 @@ class IncrementalChecker:
         self._entries: list[Any] = []  # the entry objects examined, by index
         self._last: str | None = None  # the value of the last entry when it was examined
         self.examined = 0
+
+    def trust(self, messages: Sequence[Any], clean: int) -> None:
+        """`messages[:clean]` passed this check before with no finding (a stored conversation's mark): the next
+        call examines only from the start of the last round inside them (`round_start`), with the same
+        answer as a whole walk. The ids of the calls before that are read once, when the walk first needs them."""
+        self.reset()
+        start = round_start(messages, clean)
+        if start <= 0:
+            return
+        self._walker.start_at(messages, start)
+        self._list = messages
+        self._entries = list(messages[:start])
+        self._last = _fingerprint(messages[start - 1])
 
     def check(
         self,

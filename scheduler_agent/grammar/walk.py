@@ -14,22 +14,21 @@ anthropic-claude-sonnet-4-5].yaml, 2026-08-06, claude-sonnet-4-5: `0usajhl5` in 
 
 Some findings about an entry are only known once the next entry arrives (a run's missing results, the
 whitespace text of a turn that is no longer the last); they are emitted then, placed at the entry they
-are about, and the end of the list settles the rest (`Walker.tail`).
+are about, and the end of the list settles the rest (`Walker.tail`). The checks of one block (a text,
+a call, a result) are in blocks.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from typing import Any
 
 from scheduler_agent.grammar import rules
+from scheduler_agent.grammar.blocks import Call, CallLog, Run, calls_in, examine_block
 from scheduler_agent.grammar.rules import (
-    API_DUPLICATE_CALL,
     API_EMPTY_CONTENT,
     API_MISSING_RESULTS,
     API_PREFILL,
-    API_UNEXPECTED_RESULT,
     API_WHITESPACE_TEXT,
     SYSTEM_BETA_KEYS,
     Mode,
@@ -41,25 +40,6 @@ from scheduler_agent.grammar.rules import (
 )
 
 Placed = tuple[int, Violation]  # (the index of the entry it is about, the finding)
-Call = tuple[str, int, str]  # (call id, entry index, where)
-
-
-@dataclass(slots=True)
-class Run:
-    """The merged turn the entries so far end with, as the walk needs it to go on.
-
-    One per entry: the walk copies the one before and changes only the copy, so each stays as it was
-    after its entry (what `rollback` goes back to)."""
-
-    role: str | None  # "user", "assistant", "system", another role; None for an entry that is not an object
-    calls: tuple[Call, ...] = ()  # an assistant run's calls, in order
-    asked: tuple[Call, ...] = ()  # a user run: the calls of the assistant run right before it
-    answered: tuple[Call, ...] = ()  # a user run: the results so far (tool_use_id, entry index, where)
-    first_other: tuple[int, str, str] | None = None  # a user run: its first block that is not a result
-    blank: tuple[str, ...] = field(default=())  # the last entry's whitespace-only texts (an assistant entry)
-
-    def copy(self) -> Run:
-        return Run(*(getattr(self, f.name) for f in fields(self)))
 
 
 def _missing(calls: Sequence[Call], answered: Sequence[Call] = ()) -> list[Placed]:
@@ -83,26 +63,23 @@ def _closing(run: Run, next_role: str | None) -> list[Placed]:
     return []
 
 
-def _relative(where: str, index: int) -> str:
-    """A position inside the entry at `index` as `content[k]`, any other as it is."""
-    prefix = f"{at(index)}."
-    return where[len(prefix) :] if where.startswith(prefix) else where
-
-
 class Walker:
     """Checks one entry at a time, in order; keeps the run state after each entry, to roll back."""
 
     def __init__(self) -> None:
-        self.runs: list[Run] = []  # the run state after each entry examined, by index
-        self.first_seen: dict[str, str] = {}  # call id -> where it first appeared
-        self.id_log: list[tuple[int, str]] = []  # (entry index, call id), in order, to roll back
+        self.runs: list[Run | None] = []  # the run state after each entry examined, by index (None: not walked)
+        self.calls = CallLog()  # every call id seen, where it first appeared
+
+    def start_at(self, messages: Sequence[Any], start: int) -> None:
+        """Walk from `start` on, as if `messages[:start]` had been walked and settled nothing: `start` must
+        begin an assistant turn after a user turn that answered every call (a checked prefix, `round_start`)."""
+        self.runs = [None] * start
+        self.calls = CallLog(lambda: calls_in(messages, start))
 
     def rollback(self, index: int) -> None:
         """Forget the entries from `index` on."""
         del self.runs[index:]
-        while self.id_log and self.id_log[-1][0] >= index:
-            _, call_id = self.id_log.pop()
-            del self.first_seen[call_id]
+        self.calls.rollback(index)
 
     def entry(self, messages: Sequence[Any], index: int) -> list[Placed]:
         """The findings `messages[index]` brings: first about the entries before it, then its own."""
@@ -133,6 +110,7 @@ class Walker:
             return [(0, Violation("messages", "the list is empty: it needs at least one user turn"))]
         last = len(messages) - 1
         run = self.runs[last]
+        assert run is not None, "the walk starts before the last entry"
         found = [(last, Violation(where, API_WHITESPACE_TEXT)) for where in run.blank]
         if run.role == "user":
             return found + _missing(run.asked, run.answered)
@@ -187,98 +165,21 @@ class Walker:
             found += rules.system_blocks(content, where)
             return run
         for position, block in enumerate(content):
-            run = self._block(block, f"{where}.content[{position}]", index, role, run, found)
+            run = examine_block(self.calls, block, f"{where}.content[{position}]", index, role, run, found)
         return run
 
-    def _block(self, block: object, where: str, index: int, role: str | None, run: Run, found: list[Violation]) -> Run:
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-            found.append(rules.not_a_block(where, block))
-            kind = "not a block"
-        else:
-            kind = block["type"]
-        if role == "user" and kind != "tool_result" and run.first_other is None:
-            run.first_other = (index, where, kind)
-        if not isinstance(block, Mapping) or kind == "not a block":
-            return run
-        if kind == "text":
-            violation = rules.text_block(block, where)
-            if violation and violation.cause == API_WHITESPACE_TEXT and role == "assistant":
-                run.blank = (*run.blank, where)  # a warning, unless it is the last entry
-                return run
-            found += [violation] if violation else []
-        elif kind == "tool_use":
-            return self._call(block, where, index, role, run, found)
-        elif kind == "tool_result":
-            return self._result(block, where, index, role, run, found)
-        return run
 
-    def _call(
-        self, block: Mapping[str, Any], where: str, index: int, role: str | None, run: Run, found: list[Violation]
-    ) -> Run:
-        if role == "user":
-            cause = "a `tool_use` block in a user turn: only the model calls tools, so calls belong in assistant turns"
-            found.append(Violation(where, cause))
-        call_id = block.get("id")
-        if not isinstance(call_id, str) or not call_id:
-            found.append(
-                Violation(f"{where}.id", f'a `tool_use` block needs a non-empty string "id", not {show(call_id)}')
-            )
-        else:
-            twin = next((w for i, _, w in run.calls if i == call_id), None)
-            if twin is not None:
-                cause = (
-                    f'the API: "{API_DUPLICATE_CALL}": {call_id} is also the id of {twin}, in the same turn '
-                    "(consecutive assistant entries are one turn)"
-                )
-                found.append(Violation(where, cause))
-            elif call_id in self.first_seen:
-                cause = (
-                    f"the `tool_use` id {call_id} is used again (first at {self.first_seen[call_id]}): the API "
-                    "accepts an id again in a later round, but a person reading the list cannot tell the calls apart"
-                )
-                found.append(rules.warning(where, cause))
-            if call_id not in self.first_seen:
-                self.first_seen[call_id] = where
-                self.id_log.append((index, call_id))
-            if role == "assistant":
-                run.calls = (*run.calls, (call_id, index, where))
-        if not isinstance(block.get("name"), str) or not block["name"]:
-            found.append(Violation(f"{where}.name", 'a `tool_use` block needs the name of the tool it calls in "name"'))
-        if not isinstance(block.get("input"), Mapping):
-            found.append(Violation(f"{where}.input", f'"input" must be an object, not {kind_of(block.get("input"))}'))
-        return run
+def round_start(messages: Sequence[Any], clean: int) -> int:
+    """The last index below `clean - 1` that starts an assistant turn right after a user turn (0: none).
 
-    def _result(
-        self, block: Mapping[str, Any], where: str, index: int, role: str | None, run: Run, found: list[Violation]
-    ) -> Run:
-        if role == "assistant":
-            cause = "a `tool_result` block in an assistant turn: results belong in the user turn right after the call"
-            found.append(Violation(where, cause))
-        call_id = block.get("tool_use_id")
-        first = next((w for i, _, w in run.answered if i == call_id), None)
-        if not isinstance(call_id, str) or not call_id:
-            cause = f'a `tool_result` block needs the id of the call it answers in "tool_use_id", not {show(call_id)}'
-            found.append(Violation(f"{where}.tool_use_id", cause))
-        elif role != "user" or call_id not in {i for i, _, _ in run.asked}:
-            found.append(Violation(where, API_UNEXPECTED_RESULT.format(id=call_id)))
-        elif first is not None:
-            cause = (
-                f"a second `tool_result` for {call_id} (the first is {_relative(first, index)}): "
-                "each call gets exactly one result"
-            )
-            found.append(Violation(where, cause))
-        else:
-            run.answered = (*run.answered, (call_id, index, where))
-            if run.first_other is not None:
-                _, other, kind = run.first_other
-                cause = (
-                    f"this `tool_result` comes after {_relative(other, index)} ({kind}): results must come first in "
-                    "the user turn (consecutive user entries are one turn), text only after them; the API rejects "
-                    f'this order with "{API_MISSING_RESULTS.format(ids=call_id)}"'
-                )
-                found.append(Violation(where, cause))
-        found += rules.result_content(block, where)
-        return run
+    The walk can start there afresh when `messages[:clean]` passed the check with no finding: the user
+    turn before it answered every call, and nothing before it changes what follows but the call ids."""
+    index = min(clean, len(messages)) - 2
+    while index > 0:
+        if rules.role_of(messages[index]) == "assistant" and rules.role_of(messages[index - 1]) == "user":
+            return index
+        index -= 1
+    return 0
 
 
 def _prefill(entry: object, index: int, refused: bool) -> Violation:

@@ -8,16 +8,20 @@ with a user turn still waiting for the model; it never holds an answer without i
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Literal
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection, Row
+from scheduler_agent.storage.dialect import Connection, Row, dialect
 
 Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
 Stop = Literal["bound", "model"]
@@ -54,10 +58,17 @@ class Stored:
     clock_pin: str | None
     counters: dict[str, int]
     last_stop: str | None = None  # 'bound' or 'model' when the last turn ended so (m008_turn_stops)
+    checked: int = 0  # leading entries that passed the grammar check with no finding (m019)
+    sizes: tuple[int | None, ...] = ()  # each entry's size in bytes as encoded in a request; None: not stored
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def entry_size(role: str, content_text: str) -> int:
+    """`len(encode({"role": role, "content": content}))`, given the content's stored text (`_dumps`)."""
+    return len(f'{{"role":{_dumps(role)},"content":{content_text}}}'.encode())
 
 
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
@@ -92,6 +103,9 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
     context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]), bool(row["stream"]))
+    with _collector_paused():
+        rows = _entry_rows(conn, cid)
+        messages: list[JSON] = json.loads("[" + ",".join(map(itemgetter(0), rows)) + "]")
     stored = Stored(
         row["id"],
         row["created_at"],
@@ -100,11 +114,50 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
         row["clock_pin"],
         {c: row[c] for c in COUNTERS},
         row["last_stop"],
+        row["checked"],
+        tuple(map(itemgetter(1), rows)),
     )
-    entries = conn.execute(
-        "SELECT role, content FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
+    return stored, messages
+
+
+def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
+    """Each entry as its JSON text, and its stored size, by position: joined and parsed once by `load`."""
+    if dialect(conn) == "postgresql":
+        stored = conn.execute(
+            "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
+        ).fetchall()
+        return [(f'{{"role":{_dumps(role)},"content":{content}}}', size) for role, content, size in stored]
+    assert isinstance(conn, sqlite3.Connection)
+    cursor = conn.cursor()
+    cursor.row_factory = None  # plain tuples: a Row per entry costs more than the query
+    return cursor.execute(
+        # each entry's JSON made by SQLite from the stored text
+        """SELECT '{"role":' || json_quote(role) || ',"content":' || content || '}', size FROM entries
+        WHERE conversation_id = ? ORDER BY position""",
+        (cid,),
     ).fetchall()
-    return stored, [{"role": role, "content": json.loads(content)} for role, content in entries]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while a list is read: each pass would walk the growing list again, and it makes
+    nothing that is garbage."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def tail(conn: Connection, cid: int) -> tuple[int, str | None]:
+    """How many entries are stored, and the stored text of the last one's content (None: no entries)."""
+    count = conn.execute("SELECT count(*) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0]
+    row = conn.execute(
+        "SELECT content FROM entries WHERE conversation_id = ? ORDER BY position DESC LIMIT 1", (cid,)
+    ).fetchone()
+    return int(count), row[0] if row else None
 
 
 def latest_id(conn: Connection) -> int | None:
@@ -278,12 +331,13 @@ class Journal:
         self.stored = len(messages)
         self.last = _dumps(messages[-1]["content"]) if messages else None
 
-    def sync(self, messages: list[JSON], reply: Reply | None = None) -> None:
-        """Store what changed in the list, and `reply` (the one that just arrived) in the same transaction."""
+    def sync(self, messages: list[JSON], reply: Reply | None = None, checked: int | None = None) -> None:
+        """Store what changed in the list, and `reply` (the one that just arrived) in the same transaction;
+        `checked`: how many leading entries passed the grammar check with no finding (None: unchanged)."""
         if len(messages) < self.stored:
             raise AgentError(f"conversation {self.cid}: the list shrank from {self.stored} to {len(messages)} entries")
         try:
-            self._write(messages, reply)
+            self._write(messages, reply, checked)
         except sqlite3.IntegrityError as exc:  # another process stored entries here meanwhile
             raise ConversationChanged(
                 f"conversation {self.cid} was changed by another process while this one ran ({exc}); nothing more "
@@ -292,21 +346,29 @@ class Journal:
         self.stored = len(messages)
         self.last = _dumps(messages[-1]["content"]) if messages else None
 
-    def _write(self, messages: list[JSON], reply: Reply | None) -> None:
+    def _write(self, messages: list[JSON], reply: Reply | None, checked: int | None) -> None:
         with transaction(self.conn):
             if reply is not None:
                 _insert_reply(self.conn, self.cid, reply)
-            if self.stored and _dumps(messages[self.stored - 1]["content"]) != self.last:
+            if self.stored and (text := _dumps(messages[self.stored - 1]["content"])) != self.last:
+                size = entry_size(messages[self.stored - 1]["role"], text)
                 self.conn.execute(
-                    "UPDATE entries SET content = ? WHERE conversation_id = ? AND position = ?",
-                    (_dumps(messages[self.stored - 1]["content"]), self.cid, self.stored - 1),
+                    "UPDATE entries SET content = ?, size = ? WHERE conversation_id = ? AND position = ?",
+                    (text, size, self.cid, self.stored - 1),
                 )
-            for position in range(self.stored, len(messages)):
-                entry = messages[position]
-                self.conn.execute(
-                    "INSERT INTO entries (conversation_id, position, role, content) VALUES (?,?,?,?)",
-                    (self.cid, position, entry["role"], _dumps(entry["content"])),
-                )
+            _insert_entries(self.conn, self.cid, messages, self.stored)
+            if checked is not None:
+                self.conn.execute("UPDATE conversations SET checked = ? WHERE id = ?", (checked, self.cid))
+
+
+def _insert_entries(conn: Connection, cid: int, messages: list[JSON], start: int) -> None:
+    for position in range(start, len(messages)):
+        entry = messages[position]
+        text = _dumps(entry["content"])
+        conn.execute(
+            "INSERT INTO entries (conversation_id, position, role, content, size) VALUES (?,?,?,?,?)",
+            (cid, position, entry["role"], text, entry_size(entry["role"], text)),
+        )
 
 
 def rewrite(conn: Connection, cid: int, before: list[JSON], after: list[JSON], changes: list[str]) -> None:
@@ -316,11 +378,8 @@ def rewrite(conn: Connection, cid: int, before: list[JSON], after: list[JSON], c
         if stored != before:
             raise AgentError(f"conversation {cid} changed while it was being repaired: run the repair again")
         conn.execute("DELETE FROM entries WHERE conversation_id = ?", (cid,))
-        for position, entry in enumerate(after):
-            conn.execute(
-                "INSERT INTO entries (conversation_id, position, role, content) VALUES (?,?,?,?)",
-                (cid, position, entry["role"], _dumps(entry["content"])),
-            )
+        _insert_entries(conn, cid, after, 0)
+        conn.execute("UPDATE conversations SET checked = 0 WHERE id = ?", (cid,))  # the new list: check it all
         conn.execute(
             "INSERT INTO repairs (conversation_id, seq, changes, before) VALUES"
             " (?, (SELECT coalesce(max(seq), 0) + 1 FROM repairs WHERE conversation_id = ?), ?, ?)",

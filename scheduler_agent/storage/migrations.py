@@ -473,6 +473,22 @@ def m018_people_contacts(conn: Connection) -> None:
 
 
 @migration
+def m019_entry_sizes_and_checked(conn: Connection) -> None:
+    """What a resume needs to send its first request without reading the whole list twice more.
+
+    `entries.size`: the entry's length in bytes as encoded in a request (`{"role":...,"content":...}`,
+    compact UTF-8), written with the entry; NULL for entries stored before this migration (measured when
+    first needed). `conversations.checked`: how many leading entries passed the grammar check with no
+    finding, as last sent; 0 (check it all) for conversations stored before, and after a repair.
+    """
+    _run(
+        conn,
+        "ALTER TABLE entries ADD COLUMN size INTEGER CHECK (size IS NULL OR size > 0)",
+        "ALTER TABLE conversations ADD COLUMN checked INTEGER NOT NULL DEFAULT 0 CHECK (checked >= 0)",
+    )
+
+
+@migration
 def m021_busy_time_indexes(conn: Connection) -> None:
     """Indexes that answer `events_for`'s range reads from the index alone until a row is a match.
 

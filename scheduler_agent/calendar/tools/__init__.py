@@ -13,7 +13,6 @@ sent to the API are `prompts/tools.json`.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from datetime import date
@@ -65,9 +64,10 @@ def _load_definitions() -> str:
 
 
 def tool_definitions() -> list[JSON]:
-    """The tools as sent to the API, from `prompts/tools.json` (a fresh copy each time)."""
+    """The tools as sent to the API, from `prompts/tools.json` (a fresh copy each time: parsing makes one,
+    in a tenth of the time a deep copy takes; the loop asks for them at every call)."""
     definitions: list[JSON] = json.loads(_load_definitions())
-    return copy.deepcopy(definitions)
+    return definitions
 
 
 def _out_of_range(name: str) -> str:

@@ -1,0 +1,94 @@
+"""The request a session sends: the grammar check first, then the context budget, then the body and its size.
+
+A list the API would reject is never sent. The check is incremental (only what was added since the
+last request is examined) and the size is kept by entry (agent/sizes.py), so building a request costs
+the same at 10 entries and at 10,000.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+
+from scheduler_agent.agent.events import GrammarWarning, Report
+from scheduler_agent.agent.request import build_request, encode
+from scheduler_agent.agent.sizes import RequestSizes
+from scheduler_agent.agent.trim import TRIMS, estimate_tokens
+from scheduler_agent.agent.types import JSON
+from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check
+from scheduler_agent.storage.conversations import Context
+
+
+class RequestBuilder:
+    """Builds each iteration's request; keeps what the check and the size need between iterations.
+
+    `budget` / `trim`: Settings.context_budget and Settings.trim; `strict`: refuse warnings too."""
+
+    def __init__(self, report: Report, budget: int | None, trim: str, strict: bool) -> None:
+        self.report, self.budget, self.trim, self.strict = report, budget, trim, strict
+        self.checker = IncrementalChecker()
+        self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
+        self.sizes = RequestSizes()
+        self._last: tuple[JSON, int] | None = None  # the last request built and its size in bytes
+        self.clean = 0  # how many leading entries the last check passed with no finding (stored as a mark)
+
+    def received(self, index: int, content: list[JSON]) -> None:
+        """The reply just appended at `index`: only the newest is compared with what arrived (older turns were
+        checked against theirs when they were new)."""
+        self.raw = {index: copy.deepcopy(content)}
+
+    def forget(self) -> None:
+        """The list was replaced (another process wrote it): the next check examines it whole."""
+        self.checker.reset()
+        self.clean = 0
+
+    def resume(self, messages: list[JSON], checked: int, sizes: Sequence[int | None]) -> None:
+        """A stored list: `checked` leading entries passed the check before, and `sizes` are its entries' sizes
+        as stored, so the first request examines and measures only what is new (or was never stored so)."""
+        self.checker.trust(messages, checked)
+        self.sizes.entries.seed(messages, sizes)
+
+    def build(self, messages: list[JSON], context: Context, advice: Callable[[], str]) -> JSON:
+        """The request for `messages` in `context`, after the check; GrammarError (with `advice()`) if refused."""
+        violations = self.checker.check(messages, mode="request", raw=self.raw)
+        self.clean = 0 if violations else len(messages)
+        view = messages
+        if not violations and self.budget is not None:
+            # the budget is the whole request's: what the system prompt and the tools take is not the list's
+            fixed = estimate_tokens(context.system) + estimate_tokens(context.tools)
+            view = TRIMS[self.trim](messages, self.budget - fixed)
+            if view is not messages:
+                violations = check(view, mode="request")
+        refused = violations if self.strict else [v for v in violations if not v.api_accepts]
+        if refused:
+            raise GrammarError(refused, view, advice())
+        if violations:
+            self.report(GrammarWarning(violations))
+        request = build_request(
+            model=context.model,
+            system=context.system,
+            tools=context.tools,
+            messages=view,
+            max_tokens=context.max_tokens,
+            stream=context.stream,
+        )
+        # a trimmed view is bounded by the budget, and its entries may be new objects: encoded whole
+        size = self.sizes.of(request, messages) if view is messages else len(encode(request))
+        self._last = (request, size)
+        return request
+
+    def size_of(self, request: JSON) -> int:
+        """`len(encode(request))`: kept for the request `build` made last, encoded for any other."""
+        if self._last is not None and self._last[0] is request:
+            return self._last[1]
+        return len(encode(request))
+
+
+def repair_advice(cid: int | None) -> str:
+    """The way out of a refused list, for a stored conversation."""
+    if cid is None:
+        return ""
+    return (
+        f"`scheduler-agent conversations repair {cid}` shows what is wrong and makes the smallest "
+        "change that makes the list valid again."
+    )

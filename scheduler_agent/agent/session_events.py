@@ -1,0 +1,86 @@
+"""What a session does with the loop's events before the person hears of them: store first, then tell.
+
+So what is reported has already been written: the assistant turn before any tool runs, a round's
+results in one transaction, each reply's row (with the request's size) beside the list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from scheduler_agent.agent.checked_request import RequestBuilder
+from scheduler_agent.agent.events import (
+    Event,
+    ReplyReceived,
+    ReplySetAside,
+    Report,
+    RequestSent,
+    RoundAnswered,
+    Stop,
+    ToolAnswered,
+    ToolCalled,
+    TurnEnded,
+)
+from scheduler_agent.agent.loop import tool_uses
+from scheduler_agent.agent.resuming import resumed_outcome
+from scheduler_agent.agent.session_lease import SessionLease
+from scheduler_agent.agent.session_store import SessionStore
+from scheduler_agent.agent.toolbox import CallStatus
+from scheduler_agent.agent.types import JSON
+from scheduler_agent.storage.conversations import Reply
+from scheduler_agent.testing import faults
+
+
+class SessionListener:
+    """The `report` a session gives the loop: it stores, renews the lease, then passes the event on."""
+
+    def __init__(
+        self,
+        messages: list[JSON],
+        records: SessionStore,
+        requests: RequestBuilder,
+        lease: SessionLease,
+        sync: Callable[[Reply | None], None],
+        report: Report,
+    ) -> None:
+        self.messages, self.records, self.requests, self.lease = messages, records, requests, lease
+        self.sync, self.report = sync, report
+        self.resumed: int | None = None  # iterations already in the turn when `resume` took it up
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RequestSent | ToolCalled):  # before a wait: the model, a tool
+            self.lease.renew()
+        if isinstance(event, ReplySetAside):
+            self.sync(self.records.reply_record(event.iteration, event.reply, len(self.messages), kept=True))
+        elif isinstance(event, ReplyReceived):
+            self.requests.received(len(self.messages) - 1, event.reply["content"])
+            self.sync(self.records.reply_record(event.iteration, event.reply, len(self.messages) - 1))
+            faults.reach("after_assistant_stored")
+        elif isinstance(event, RoundAnswered):
+            self.sync(None)
+            faults.reach("after_results_stored")
+        elif isinstance(event, ToolAnswered):
+            if event.status == CallStatus.TIMED_OUT:
+                self.records.bump("tool_deadlines")
+            if self._first_of_several(event.call):
+                faults.reach("between_calls")
+        elif isinstance(event, TurnEnded):
+            event = TurnEnded(resumed_outcome(event.outcome, self.resumed))
+            stop = {Stop.ITERATION_BOUND: "bound", Stop.MODEL_STOPPED: "model"}.get(event.outcome.stop)
+            self.records.set_stop(stop)  # type: ignore[arg-type]
+        elif isinstance(event, RequestSent):
+            event = self._sized(event)
+            faults.reach_later("waiting_for_model")
+        self.report(event)
+
+    def _sized(self, event: RequestSent) -> RequestSent:
+        """The event with the request's size (kept by entry), and `of` when the budget left entries out."""
+        size = self.requests.size_of(event.request)
+        self.records.request_bytes, self.records.checked = size, self.requests.clean
+        left_out = len(event.request["messages"]) < len(self.messages)
+        return dataclasses.replace(event, of=len(self.messages) if left_out else event.of, size=size)
+
+    def _first_of_several(self, call: JSON) -> bool:
+        calls = tool_uses(self.messages[-1]) if self.messages[-1]["role"] == "assistant" else []
+        return len(calls) > 1 and calls[0]["id"] == call["id"]

@@ -1,0 +1,90 @@
+"""What a session writes: the conversation's row with its first turn, the list as it grows, a row per reply.
+
+Nothing is written for a conversation that is not stored. Each write is one transaction; the list is
+written by a Journal (storage/conversations.py), which inserts only the entries not yet stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scheduler_agent.agent.types import JSON
+from scheduler_agent.storage import conversations
+from scheduler_agent.storage.conversations import Context, Counter, Journal, Reply, Stop
+from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
+
+
+class SessionStore:
+    """The stored side of one session: its id (None until stored), its journal, the rows beside the list."""
+
+    def __init__(self, conn: Connection, cid: int | None, messages: list[JSON]) -> None:
+        self.conn, self.cid = conn, cid
+        self.journal = Journal(conn, cid, messages) if cid is not None else None
+        self.pending: tuple[str, str | None] | None = None  # set by Session.store(): (started_on, clock pin)
+        self.request_bytes = 0  # the size of the last request sent, for its reply's row
+        self.checked = 0  # leading entries the last request's check passed with no finding
+        self._checked_stored: int | None = None  # the mark as last written (None: not written by this session)
+
+    def sync(self, messages: list[JSON], context: Callable[[], Context], reply: Reply | None = None) -> int | None:
+        """Store what changed in the list (and `reply`); the id of the conversation if this call created it."""
+        created = None
+        if self.journal is None and self.pending is not None and messages:
+            created = self._create(messages, context())
+        if self.journal is not None:
+            mark = self.checked if self.checked != self._checked_stored else None
+            self.journal.sync(messages, reply, mark)
+            self._checked_stored = self.checked
+        return created
+
+    def _create(self, messages: list[JSON], context: Context) -> int:
+        """Write the conversation's row and its first entries in one transaction."""
+        started_on, pin = self.pending or ("", None)
+        with transaction(self.conn):
+            cid = conversations.create(self.conn, context, started_on=started_on, clock_pin=pin)
+            journal = Journal(self.conn, cid, [])
+            journal.sync(messages)
+        self.cid, self.journal, self.pending = cid, journal, None
+        return cid
+
+    def reload_if_changed(self, messages: list[JSON]) -> Context | None:
+        """When another process wrote the conversation since this one last did, make `messages` what is stored
+        and return its stored context; else None.
+
+        The count and the last entry's stored text are compared first (two indexed reads): only when they
+        differ is the whole list loaded and compared as the journal knows it."""
+        if self.cid is None or self.journal is None:
+            return None
+        count, last = conversations.tail(self.conn, self.cid)
+        if count == self.journal.stored and last == self.journal.last:
+            return None
+        record, stored = conversations.load(self.conn, self.cid)
+        if len(stored) == self.journal.stored and Journal(self.conn, self.cid, stored).last == self.journal.last:
+            return None  # the same list, stored in another spelling (an older version's JSON)
+        messages[:] = stored
+        self.journal = Journal(self.conn, self.cid, messages)
+        return record.context
+
+    def bump(self, counter: Counter) -> None:
+        if self.cid is not None:
+            conversations.bump(self.conn, self.cid, counter)
+
+    def set_stop(self, stop: Stop | None) -> None:
+        if self.cid is not None:
+            conversations.set_stop(self.conn, self.cid, stop)
+
+    def reply_record(self, iteration: int, reply: JSON, position: int, kept: bool = False) -> Reply:
+        """The row beside the list; a reply kept out of the list (`kept`) keeps its whole body there."""
+        body = reply if isinstance(reply, dict) else {"unreadable": repr(reply)}
+        usage = body.get("usage")
+        stop_reason = body.get("stop_reason")
+        return Reply(
+            position=position,
+            iteration=iteration,
+            model=str(body.get("model", "")),
+            stop_reason=stop_reason if isinstance(stop_reason, str) else None,
+            usage=dict(usage) if isinstance(usage, dict) else {},
+            request_bytes=self.request_bytes,
+            appended=not kept,
+            body=body if kept else None,
+        )

@@ -1,0 +1,81 @@
+"""A request's size in bytes, kept as the list grows instead of encoding the whole body again.
+
+The encoding of a JSON array is `[`, its entries' encodings joined by `,`, then `]`; `build_request`
+puts the list inside a body whose other fields do not depend on it. So the size of a body is the size
+of the same body with an empty list, plus each entry's size, plus one separator between entries.
+Each entry is encoded when it first appears, and once more when the next entry arrives (the loop
+changes an entry in place only while it is the last one: text joining a trailing user turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scheduler_agent.agent.request import encode
+from scheduler_agent.agent.types import JSON
+
+
+class EntrySizes:
+    """`len(encode(entry))` for each entry of one list, read again only where the list changed.
+
+    The same assumption as grammar's IncrementalChecker: entries are appended or removed at the end,
+    and an entry is changed in place only while it is the last one (replacing an older entry, or editing
+    it in place, needs a new EntrySizes). Entries replaced at the end by other objects are measured from
+    the first of them; a different list object is measured whole."""
+
+    def __init__(self) -> None:
+        self._list: Sequence[JSON] | None = None
+        self._entries: list[JSON] = []  # the entry objects measured, by index
+        self._sizes: list[int] = []
+        self._sum = 0
+        self.measured = 0  # entries encoded by the last call (for the tests)
+
+    def seed(self, messages: Sequence[JSON], sizes: Sequence[int | None]) -> None:
+        """Take the sizes of `messages`' entries as known (stored with them); None ones are measured."""
+        self._list, self._entries = messages, list(messages)
+        self._sizes = [
+            len(encode(entry)) if size is None else size for entry, size in zip(messages, sizes, strict=True)
+        ]
+        self._sum = sum(self._sizes)
+
+    def total(self, messages: Sequence[JSON]) -> int:
+        """The encoded size of `messages` as a JSON array: `len(encode(list(messages)))`."""
+        start = self._start(messages)
+        for size in self._sizes[start:]:
+            self._sum -= size
+        del self._entries[start:], self._sizes[start:]
+        self.measured = 0
+        for entry in messages[start:]:
+            size = len(encode(entry))
+            self._entries.append(entry)
+            self._sizes.append(size)
+            self._sum += size
+            self.measured += 1
+        self._list = messages
+        return 2 + self._sum + max(len(messages) - 1, 0)
+
+    def _start(self, messages: Sequence[JSON]) -> int:
+        if messages is not self._list:
+            return 0
+        kept = min(len(messages), len(self._entries)) - 1
+        while kept >= 0 and messages[kept] is not self._entries[kept]:
+            kept -= 1  # removed or replaced since the last call
+        # the last entry measured may have changed in place while it was the last one: measure it again
+        return max(kept, 0) if kept == len(self._entries) - 1 else kept + 1
+
+
+class RequestSizes:
+    """The size of each request a session builds: the fixed part once per context, the list by entry."""
+
+    def __init__(self) -> None:
+        self.entries = EntrySizes()
+        self._fixed: tuple[tuple[object, ...], int] | None = None  # (the fields besides the list, their size)
+
+    def of(self, request: JSON, messages: Sequence[JSON]) -> int:
+        """`len(encode(request))`, where `request["messages"]` holds the entries of `messages`, in order."""
+        # compared with ==, which takes the same objects (the system prompt, each tool) as equal at once
+        key = tuple((name, value) for name, value in request.items() if name != "messages")
+        if self._fixed is None or self._fixed[0] != key:
+            empty = {name: ([] if name == "messages" else value) for name, value in request.items()}
+            self._fixed = (key, len(encode(empty)) - 2)  # the empty list's `[]` is counted with the list
+        return self._fixed[1] + self.entries.total(messages)

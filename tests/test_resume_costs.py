@@ -1,0 +1,184 @@
+"""A resume reads the stored list once: a mark of how far it passed the check, and each entry's size, stored."""
+
+from __future__ import annotations
+
+import copy
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import DUMMY_KEY, demo_clock
+
+from scheduler_agent.agent.events import Event, RequestSent
+from scheduler_agent.agent.request import encode
+from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.grammar.check import IncrementalChecker, check
+from scheduler_agent.storage import conversations, db
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
+
+
+def rounds(count: int, prefix: str = "toolu_p") -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [text("Find a slot with Priya — 会議 🗓️")]}]
+    for n in range(count):
+        call = tool_use(f"{prefix}{n}", "find_free_slots", {"person": "priya", "week": "2026-08-31"})
+        messages.append({"role": "assistant", "content": [text(f"Looking {n}."), call]})
+        result = {"type": "tool_result", "tool_use_id": call["id"], "content": "- Mon 14:00-15:00"}
+        messages.append({"role": "user", "content": [result]})
+    return messages
+
+
+def test_a_trusted_prefix_gives_the_whole_walks_answer_examining_only_the_last_round() -> None:
+    messages = rounds(50)
+    assert check(messages, mode="request") == []
+    reused = tool_use("toolu_p3", "find_free_slots", {"person": "priya"})  # an id of the trusted prefix again
+    later = [
+        {"role": "assistant", "content": [text("Again."), reused]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_p3", "content": "ok"}]},
+        {"role": "assistant", "content": [tool_use("toolu_unanswered", "find_free_slots", {})]},
+    ]
+    for tail in ([], later[:2], later):
+        whole = [*messages, *copy.deepcopy(tail)]
+        checker = IncrementalChecker()
+        checker.trust(whole, len(messages))
+        found = checker.check(whole, mode="request")
+        assert found == check(whole, mode="request")
+        assert checker.examined <= 3 + len(tail)  # the last round of the prefix, then the tail
+    warned = check([*messages, *later[:2]], mode="request")
+    assert [v.level for v in warned] == ["warning"] and "first at messages[7].content[1]" in warned[0].cause
+
+
+def test_no_mark_walks_it_all() -> None:
+    messages = rounds(5)
+    checker = IncrementalChecker()
+    checker.trust(messages, 0)
+    assert checker.check(messages, mode="request") == []
+    assert checker.examined == len(messages)
+
+
+def session(conn: sqlite3.Connection, server: ScriptedServer, events: list[Event], cid: int | None = None) -> Session:
+    send = ModelAPI(make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)).send
+    settings = Settings("claude-sonnet-5-5", 10, strict=True)
+    if cid is None:
+        return Session(conn, demo_clock(), send, settings, events.append)
+    return Session.stored(conn, cid, send, settings, events.append, None)
+
+
+def test_a_resumed_session_sends_its_first_request_examining_and_measuring_only_the_new_entries(demo_db: Path) -> None:
+    calls = [
+        Reply([text(f"Looking {n}"), tool_use(f"toolu_r{n}", "find_free_slots", {"person": "priya"})], "tool_use")
+        for n in range(6)
+    ]
+    events: list[Event] = []
+    with ScriptedServer([*calls, Reply([text("Monday 14:00.")]), Reply([text("Tuesday too.")])]) as server:
+        conn = db.connect(demo_db)
+        first = session(conn, server, events)
+        first.store()
+        first.ask("When is Priya free? — 会議")
+        assert first.cid is not None
+        record, stored = conversations.load(conn, first.cid)
+        sent = [event for event in events if isinstance(event, RequestSent)]
+        assert record.checked == len(sent[-1].request["messages"])  # the mark: the last list sent, checked clean
+        assert record.sizes == tuple(len(encode(entry)) for entry in stored)  # each entry's size, stored exactly
+        events.clear()
+        again = session(conn, server, events, first.cid)
+        again.ask("And Tuesday?")
+        sent = [event for event in events if isinstance(event, RequestSent)]
+        assert sent[0].size == len(encode(sent[0].request)) == len(encode(server.received[-1]))
+        assert again.requests.checker.examined <= 5  # the prefix's last round and the new turn, not 15 entries
+        assert again.requests.sizes.entries.measured <= 2  # the new turn and the entry before it
+
+
+def test_an_entry_stored_before_the_sizes_is_measured_and_a_repair_clears_the_mark(demo_db: Path) -> None:
+    events: list[Event] = []
+    with ScriptedServer([Reply([text("Hello.")]), Reply([text("Again.")])]) as server:
+        conn = db.connect(demo_db)
+        first = session(conn, server, events)
+        first.store()
+        first.ask("hi")
+        assert first.cid is not None
+        conn.execute("UPDATE entries SET size = NULL")  # as an older version stored them
+        conn.execute("UPDATE conversations SET checked = 0")
+        events.clear()
+        session(conn, server, events, first.cid).ask("again")
+        sent = next(event for event in events if isinstance(event, RequestSent))
+        assert sent.size == len(encode(sent.request))
+        _, before = conversations.load(conn, first.cid)
+        conversations.rewrite(conn, first.cid, before, before[:2], ["dropped the last turn"])
+        record, _ = conversations.load(conn, first.cid)
+        assert record.checked == 0
+        assert record.sizes == tuple(len(encode(entry)) for entry in before[:2])
+
+
+def test_conversations_show_writes_its_lines_in_one_call(demo_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from scheduler_agent.cli import app
+    from scheduler_agent.cli import conversations as command
+
+    events: list[Event] = []
+    with ScriptedServer(
+        [
+            Reply([tool_use("toolu_w1", "find_free_slots", {"person": "priya"})], "tool_use"),
+            Reply([text("Monday 14:00.")]),
+        ]
+    ) as server:
+        conn = db.connect(demo_db)
+        first = session(conn, server, events)
+        first.store()
+        first.ask("When is Priya free?")
+    writes: list[str] = []
+    echo = command.click.echo
+    monkeypatch.setattr(
+        command.click, "echo", lambda message=None, **kw: (writes.append(str(message)), echo(message, **kw))
+    )
+    result = CliRunner().invoke(app, ["conversations", "show", "1", "--db", str(demo_db)])
+    assert result.exit_code == 0, result.output
+    assert len(writes) == 1
+    assert "[0] user      When is Priya free?" in writes[0]
+    assert '→ find_free_slots(person="priya")  [toolu_w1]' in writes[0] and "Monday 14:00." in writes[0]
+
+
+def test_the_lease_is_renewed_with_a_write_only_once_a_tenth_of_it_has_passed(demo_db: Path) -> None:
+    from scheduler_agent.agent.session_lease import SessionLease
+    from scheduler_agent.storage import lease
+    from scheduler_agent.storage.conversations import Context
+
+    conn = db.connect(demo_db)
+    cid = conversations.create(conn, Context("m", 10, "s", []), started_on="2026-08-27", clock_pin=None)
+    keeper = SessionLease(conn)
+    with keeper.held(cid):
+        before = lease.current(conn, cid)
+        keeper.renew()  # just claimed: no write
+        assert lease.current(conn, cid) == before
+    often = SessionLease(conn, seconds=0.0)  # a tenth of nothing has always passed: every renewal writes
+    with often.held(cid):
+        other = lease.Holder("elsewhere", 1)
+        conn.execute("UPDATE leases SET holder_host = ?, holder_pid = ?", (other.host, other.pid))  # taken over
+        with pytest.raises(lease.ConversationBusy, match="taken over by another process"):
+            often.renew()
+
+
+def test_a_version_one_database_has_no_mark_and_no_sizes_and_both_are_worked_out(tmp_path: Path) -> None:
+    import shutil
+
+    path = tmp_path / "v1.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
+    conn = db.connect(path)  # applies m019 to the old file
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+    assert "size" in columns
+    ids = [row[0] for row in conn.execute("SELECT id FROM conversations ORDER BY id")]
+    assert ids
+    for cid in ids:
+        record, messages = conversations.load(conn, cid)
+        assert record.checked == 0  # checked whole, once, on its first request
+        assert record.sizes == (None,) * len(messages)
+        opened = Session.stored(conn, cid, lambda request: {}, Settings("m", 10), lambda event: None, None)
+        sizes = opened.requests.sizes.entries
+        assert sizes.total(opened.messages) == len(encode(opened.messages))  # type: ignore[arg-type]
+        assert sizes.measured <= 1  # measured when it was opened (none stored); only the last one again
+        checker = IncrementalChecker()
+        checker.trust(messages, record.checked)
+        assert checker.check(messages, mode="conversation") == check(messages, mode="conversation")
+        assert checker.examined == len(messages)
