@@ -215,7 +215,9 @@ def test_the_worker_migrations_make_the_queue_and_the_pending_approvals(tmp_path
     assert applied.index("m030_work_queue") < applied.index("m031_pending_approvals")
     columns = {row[1] for row in conn.execute("PRAGMA table_info(work_queue)")}
     assert {"conversation_id", "state", "text", "base", "approved", "claims", "exit_code", "answer"} <= columns
-    conn.execute("INSERT INTO conversations (model, max_tokens, system, tools, started_on) VALUES ('m', 1, 's', '[]', '')")
+    conn.execute(
+        "INSERT INTO conversations (model, max_tokens, system, tools, started_on) VALUES ('m', 1, 's', '[]', '')"
+    )
     with pytest.raises(sqlite3.IntegrityError):  # only the four states
         conn.execute("INSERT INTO work_queue (conversation_id, state, submitted_at) VALUES (1, 'running', 'now')")
     with pytest.raises(sqlite3.IntegrityError):  # a pending call has an id

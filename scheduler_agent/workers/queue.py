@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -54,6 +56,12 @@ class Status:
     exit_code: int | None
     answer: str
     statement: str
+    base: int = 0  # where the submitted turn begins in the list
+
+    @property
+    def ended(self) -> bool:
+        """The turn is over, or waits for a person: nothing more happens until someone acts."""
+        return self.state != "queued"
 
 
 def now_iso() -> str:
@@ -186,7 +194,7 @@ def fail(conn: sqlite3.Connection, cid: int, holder: lease.Holder, statement: st
 
 def status(conn: sqlite3.Connection, cid: int) -> Status:
     row = conn.execute(
-        "SELECT state, exit_code, answer, statement FROM work_queue WHERE conversation_id = ?", (cid,)
+        "SELECT state, exit_code, answer, statement, base FROM work_queue WHERE conversation_id = ?", (cid,)
     ).fetchone()
     if row is None:
         conversations.load(conn, cid)  # NoSuchConversation when there is no such conversation at all
@@ -194,7 +202,20 @@ def status(conn: sqlite3.Connection, cid: int) -> Status:
             f"conversation {cid} was never submitted to the workers: `scheduler-agent conversations show {cid}`"
             " shows it"
         )
-    return Status(cid, row[0], row[1], row[2] or "", row[3] or "")
+    return Status(cid, row[0], row[1], row[2] or "", row[3] or "", int(row[4]))
+
+
+def wait(conn: sqlite3.Connection, cid: int, poll: float = 0.2, idle: Callable[[], object] = lambda: None) -> Status:
+    """Block until the submitted turn of `cid` ends (done, failed, or waiting for approval).
+
+    `idle()` is called once if it has to wait at all (to say so)."""
+    told = False
+    while not (found := status(conn, cid)).ended:
+        if not told:
+            idle()
+            told = True
+        time.sleep(poll)
+    return found
 
 
 def queued(conn: sqlite3.Connection) -> int:

@@ -1,0 +1,226 @@
+"""`submit`, `worker`, `wait`, `approve` and `decline`: turns run by any worker sharing the database.
+
+Only `worker` talks to the model (it imports the SDK, inside); the others only read and write the
+store, so they start without the SDK.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from scheduler_agent.cli.edge import person_facing
+from scheduler_agent.cli.render import entry_lines, visible
+
+NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
+
+
+def _examples(*commands: str) -> str:
+    return "Examples:\n\n\b\n" + "\n".join(f"  {command}" for command in commands)
+
+
+db_option = click.option(
+    "--db",
+    "db",
+    type=click.Path(path_type=Path),
+    metavar="PATH",
+    envvar="SCHEDULER_AGENT_DB",
+    show_envvar=True,
+    help="The database the workers share (default: ~/.local/share/scheduler-agent/scheduler.db).",
+)
+
+
+def _connect(db: Path | None) -> Any:
+    from scheduler_agent.cli.calendar import connect
+
+    return connect(db)
+
+
+@click.command(
+    "submit",
+    epilog=_examples(
+        'scheduler-agent submit "Find 30 minutes with Priya next week"',
+        'scheduler-agent submit --yes --wait "Book Priya Monday 2pm"',
+        'scheduler-agent submit --cid 3 "Make it 45 minutes"',
+    ),
+)
+@click.argument("text", metavar="TEXT")
+@click.option("--cid", "cid", type=int, metavar="ID", help="Add the turn to this stored conversation.")
+@click.option(
+    "-y", "--yes", "yes", is_flag=True, help="Approve bookings and moves without asking (as `ask --yes` does)."
+)
+@click.option("--wait", "wait", is_flag=True, help="Then block until the turn ends and print it, as `wait` does.")
+@click.option("-m", "--model", "model", metavar="MODEL", envvar="SCHEDULER_AGENT_MODEL", default=None)
+@click.option("--today", "today", metavar="DATE[THH:MM]", envvar="SCHEDULER_AGENT_TODAY", help="Pin the clock.")
+@db_option
+def submit_command(
+    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: Path | None
+) -> None:
+    """Store a user turn for the workers and print its conversation id at once (alone on the last line)."""
+    raise click.exceptions.Exit(_submit(text, cid, yes, wait, model, today, db))
+
+
+@person_facing()
+def _submit(
+    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: Path | None
+) -> int:
+    from scheduler_agent.agent.approval import BOOKINGS
+    from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
+    from scheduler_agent.agent.session import Settings
+    from scheduler_agent.cli.calendar import clock_for
+    from scheduler_agent.workers.submission import submit_turn
+
+    conn = _connect(db)
+    settings = Settings(model or DEFAULT_MODEL, DEFAULT_MAX_ITERATIONS, stream=True)  # as `ask` sends it
+    clock = clock_for(conn, today)
+    approved = BOOKINGS if yes else frozenset()
+    cid = submit_turn(conn, text, clock=clock, settings=settings, cid=cid, approved=approved)
+    click.echo(f"submitted: `scheduler-agent wait {cid}` waits for the turn to end", err=True)
+    click.echo(str(cid))
+    return _wait(conn, cid) if wait else 0
+
+
+@click.command("wait", epilog=_examples("scheduler-agent wait 3", 'id=$(scheduler-agent submit "..." | tail -1)'))
+@click.argument("cid", type=int, metavar="ID")
+@db_option
+def wait_command(cid: int, db: Path | None) -> None:
+    """Block until a submitted turn ends and print it as `ask` does; exit as `ask` would (9: waits for approval)."""
+    raise click.exceptions.Exit(_wait_on(cid, db))
+
+
+@person_facing()
+def _wait_on(cid: int, db: Path | None) -> int:
+    return _wait(_connect(db), cid)
+
+
+def _wait(conn: Any, cid: int) -> int:
+    from scheduler_agent.agent.errors import AgentError
+    from scheduler_agent.storage import conversations
+    from scheduler_agent.workers import approvals, queue
+
+    idle = lambda: click.echo(f"waiting for a worker to finish conversation {cid} (`scheduler-agent worker`)", err=True)  # noqa: E731
+    status = queue.wait(conn, cid, idle=idle)
+    _, messages = conversations.load(conn, cid)
+    for entry in messages[status.base + 1 : -1] if status.state == "done" else messages[status.base + 1 :]:
+        for line in entry_lines(entry):
+            click.echo(f"  {line}", err=True)
+    if status.state == "needs-approval":
+        for waiting in approvals.pending(conn, cid):
+            click.echo(f"? {visible(waiting.summary)}  [{waiting.tool_use_id}]", err=True)
+        click.echo(
+            f"conversation {cid} waits for approval: `scheduler-agent approve {cid}` or "
+            f"`scheduler-agent decline {cid} --reason TEXT` (with --call ID when several wait)",
+            err=True,
+        )
+        return NEEDS_APPROVAL_EXIT
+    if status.state == "failed":
+        raise AgentError(status.statement or f"conversation {cid} failed") from None
+    if status.answer:
+        click.echo(visible(status.answer))
+    if status.statement:
+        click.echo(visible(status.statement), err=True)
+    return status.exit_code or 0
+
+
+@click.command(
+    "worker",
+    epilog=_examples(
+        "scheduler-agent worker", "scheduler-agent worker --concurrency 4 --lease 30", "scheduler-agent worker --drain"
+    ),
+)
+@click.option(
+    "--concurrency", "concurrency", type=click.IntRange(1, 64), default=1, show_default=True, help="Turns at once."
+)
+@click.option(
+    "--lease",
+    "lease_seconds",
+    type=click.FloatRange(min=1.0),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a claim lasts unless renewed (it is renewed while the turn runs): after a crash, "
+    "another worker takes the turn up this long after the last renewal.",
+)
+@click.option("--drain", "drain", is_flag=True, help="Stop once no turn is queued (a batch), instead of waiting.")
+@click.option("--max-iterations", "max_iterations", type=click.IntRange(min=1), default=None, metavar="N")
+@click.option("--timeout", "timeout", type=click.FloatRange(min=0.1), default=None, metavar="FLOAT")
+@db_option
+@person_facing()
+def worker_command(
+    concurrency: int,
+    lease_seconds: float,
+    drain: bool,
+    max_iterations: int | None,
+    timeout: float | None,
+    db: Path | None,
+) -> None:
+    """Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round."""
+    from scheduler_agent.agent.errors import ModelRequestFailed
+    from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
+    from scheduler_agent.agent.session import Settings
+    from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
+    from scheduler_agent.api.timeouts import DEFAULT_TIMEOUT_SECONDS
+    from scheduler_agent.cli.live import has_credentials
+    from scheduler_agent.workers.worker import Worker, WorkerConfig
+
+    _connect(db).close()  # the database opens (and is migrated) before any slot starts
+    if not has_credentials(make_client()):
+        raise ModelRequestFailed(NO_CREDENTIALS)
+    request_timeout = timeout or DEFAULT_TIMEOUT_SECONDS
+    settings = Settings(DEFAULT_MODEL, max_iterations or DEFAULT_MAX_ITERATIONS, request_timeout=request_timeout)
+    config = WorkerConfig(settings, concurrency=concurrency, lease_seconds=lease_seconds, drain=drain)
+
+    def say(line: str) -> None:
+        click.echo(visible(line), err=True)
+
+    worker = Worker(config, lambda: _connect(db), lambda: ModelAPI(make_client(), timeout=request_timeout).send, say)
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: worker.stop())
+    say(f"worker: process {worker.slots[0].holder.pid}, {concurrency} at once, lease {lease_seconds:g} s")
+    sys.stderr.flush()
+    finished = worker.run()
+    say(f"worker: stopped; {finished} turn(s) finished here")
+
+
+@click.command("approve", epilog=_examples("scheduler-agent approve 3", "scheduler-agent approve 3 --call toolu_01AbC"))
+@click.argument("cid", type=int, metavar="ID")
+@click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
+@db_option
+@person_facing()
+def approve_command(cid: int, call: str | None, db: Path | None) -> None:
+    """Approve a side effect a submitted turn waits on; the next worker to claim the turn goes on."""
+    _answer(cid, call, True, "", db)
+
+
+@click.command(
+    "decline",
+    epilog=_examples(
+        'scheduler-agent decline 3 --reason "not on Mondays"', "scheduler-agent decline 3 --call toolu_01"
+    ),
+)
+@click.argument("cid", type=int, metavar="ID")
+@click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
+@click.option("--reason", "reason", default="", metavar="TEXT", help="Why: the model is told, to propose another.")
+@db_option
+@person_facing()
+def decline_command(cid: int, call: str | None, reason: str, db: Path | None) -> None:
+    """Decline a side effect a submitted turn waits on; the model hears the reason from the next worker."""
+    _answer(cid, call, False, reason, db)
+
+
+def _answer(cid: int, call: str | None, approved: bool, reason: str, db: Path | None) -> None:
+    from scheduler_agent.workers import approvals
+
+    conn = _connect(db)
+    answered = approvals.answer(conn, cid, call, approved, reason)
+    left = approvals.pending(conn, cid)
+    verb = "approved" if approved else "declined"
+    click.echo(f"{verb}: {visible(answered.summary)}  [{answered.tool_use_id}]")
+    if left:
+        click.echo(f"conversation {cid} still waits on {len(left)} call(s): {', '.join(p.tool_use_id for p in left)}")
+    else:
+        click.echo(f"conversation {cid} is queued again: the next worker goes on (`scheduler-agent wait {cid}`)")
