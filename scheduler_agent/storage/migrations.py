@@ -452,6 +452,7 @@ def m030_work_queue(conn: sqlite3.Connection) -> None:
             approved TEXT NOT NULL DEFAULT '[]',  -- JSON: the tools run without asking (`--yes`)
             submitted_at TEXT NOT NULL,
             claims INTEGER NOT NULL DEFAULT 0,  -- how many times a worker took it up
+            claimed_at TEXT,                    -- when a worker first took it up
             finished_at TEXT,
             exit_code INTEGER,                  -- as `ask` would have exited
             answer TEXT NOT NULL DEFAULT '',    -- the model's last text

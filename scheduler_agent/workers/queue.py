@@ -94,7 +94,7 @@ def submit(
             "INSERT INTO work_queue (conversation_id, state, text, base, approved, submitted_at) VALUES (?,?,?,?,?,?)"
             " ON CONFLICT (conversation_id) DO UPDATE SET state = excluded.state, text = excluded.text,"
             " base = excluded.base, approved = excluded.approved, submitted_at = excluded.submitted_at,"
-            " claims = 0, finished_at = NULL, exit_code = NULL, answer = '', statement = ''",
+            " claims = 0, claimed_at = NULL, finished_at = NULL, exit_code = NULL, answer = '', statement = ''",
             (cid, "queued", text, base, json.dumps(sorted(approved)), now_iso()),
         )
     return cid
@@ -132,7 +132,10 @@ def claim(conn: sqlite3.Connection, holder: lease.Holder) -> Claim | None:
             if host is not None and not lapsed(lease.Holder(host, int(pid)), expires):
                 continue
             lease.claim(conn, cid, holder)
-            conn.execute("UPDATE work_queue SET claims = claims + 1 WHERE conversation_id = ?", (cid,))
+            conn.execute(
+                "UPDATE work_queue SET claims = claims + 1, claimed_at = coalesce(claimed_at, ?) WHERE conversation_id = ?",
+                (now_iso(), cid),
+            )
             return Claim(int(cid), text, int(base), frozenset(json.loads(approved)), int(claims) + 1)
     return None
 

@@ -33,7 +33,7 @@ from scheduler_agent.workers import queue
 from scheduler_agent.workers.approvals import NeedsApproval, waiting_decide
 
 DEFAULT_LEASE_SECONDS = 30.0
-POLL_FIRST, POLL_MAX = 0.05, 2.0  # seconds: an idle slot looks again after this, doubling up to the max
+POLL_FIRST, POLL_MAX = 0.05, 1.0  # seconds: an idle slot looks again after this, doubling up to the max
 
 
 class StopAfterRound(BaseException):
