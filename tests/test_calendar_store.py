@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,14 +20,18 @@ from scheduler_agent.calendar.recurrence import occurrences
 from scheduler_agent.calendar.types import CalendarError, ImportedEvent, Recurrence, parse_hours
 from scheduler_agent.cli.options import default_db_path
 from scheduler_agent.storage import db
+from scheduler_agent.storage.db import Connection
 from scheduler_agent.storage.migrations import MIGRATIONS
 
 NINE, FIVE = time(9), time(17)
 
 
 @pytest.fixture
-def conn(tmp_path: Path) -> sqlite3.Connection:
-    return db.connect(tmp_path / "calendar.db")
+def conn(any_db: Path | str) -> Iterator[Connection]:
+    """An empty calendar, on SQLite and on PostgreSQL (conftest.py `any_db`): these tests run on both."""
+    conn = db.open_db(any_db)
+    yield conn
+    conn.close()
 
 
 def utc(text: str) -> datetime:
@@ -63,7 +68,8 @@ def test_a_new_migration_is_applied_on_the_next_connect(tmp_path: Path, monkeypa
     assert db.migrate(conn) == []
 
 
-def test_connection_settings(conn: sqlite3.Connection) -> None:
+def test_connection_settings(tmp_path: Path) -> None:
+    conn = db.connect(tmp_path / "calendar.db")
     assert conn.isolation_level is None
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -105,7 +111,9 @@ def test_a_nested_transaction_rolls_back_only_its_own_part(conn: sqlite3.Connect
 
 
 def test_foreign_keys_are_enforced(conn: sqlite3.Connection) -> None:
-    conn.execute("INSERT INTO events (title, start_utc, end_utc) VALUES ('x', 'a', 'b')")
+    conn.execute(
+        "INSERT INTO events (title, start_utc, end_utc) VALUES ('x', '2026-01-01T09:00:00Z', '2026-01-01T10:00:00Z')"
+    )
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute("INSERT INTO event_attendees VALUES (1, 'nobody')")
 

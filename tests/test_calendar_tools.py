@@ -19,6 +19,14 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.people import add_person
 from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.storage.db import Connection
+
+
+@pytest.fixture
+def conn(any_conn: Connection) -> Connection:
+    """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
+    return any_conn
+
 
 DEMO_CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
 DEMO_WINDOWS = (

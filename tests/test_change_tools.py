@@ -21,6 +21,14 @@ from scheduler_agent.calendar.events import add_event, events_for, get_record
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import ImportedEvent, Recurrence
+from scheduler_agent.storage.db import Connection
+
+
+@pytest.fixture
+def conn(any_conn: Connection) -> Connection:
+    """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
+    return any_conn
+
 
 MONDAY = datetime(2026, 8, 31, tzinfo=UTC)
 WEEK_END = datetime(2026, 9, 7, tzinfo=UTC)
@@ -58,7 +66,7 @@ def span(conn: sqlite3.Connection, event_id: int) -> tuple[str, str] | None:
 
 
 def records(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    return [tuple(row) for row in conn.execute("SELECT tool_use_id, kind, event_id FROM bookings ORDER BY rowid")]
+    return [tuple(row) for row in conn.execute("SELECT tool_use_id, kind, event_id FROM bookings ORDER BY tool_use_id")]
 
 
 # --- every error path: the text says what is wrong and what to do; nothing changes ---------------

@@ -22,8 +22,15 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import cancel_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.storage.db import connect
+from scheduler_agent.storage.db import Connection, connect
 from scheduler_agent.testing import faults
+
+
+@pytest.fixture
+def conn(any_conn: Connection) -> Connection:
+    """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
+    return any_conn
+
 
 CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
 BOOKING = {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30, "title": "Roadmap"}

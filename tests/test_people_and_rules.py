@@ -15,6 +15,14 @@ from scheduler_agent.calendar.people import edit_person
 from scheduler_agent.calendar.prefs import add_preference
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import CalendarError, parse_days
+from scheduler_agent.storage.db import Connection
+
+
+@pytest.fixture
+def conn(any_conn: Connection) -> Connection:
+    """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
+    return any_conn
+
 
 WEEK = "2026-08-31"
 

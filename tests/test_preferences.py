@@ -21,8 +21,16 @@ from scheduler_agent.calendar.prefs import add_preference, remove_preference
 from scheduler_agent.calendar.types import parse_days
 from scheduler_agent.lessons.scripts import OVERLOADED
 from scheduler_agent.storage import db
+from scheduler_agent.storage.db import Connection
 from scheduler_agent.storage.migrations import MIGRATIONS
 from scheduler_agent.testing.scripted_server import Reply, text
+
+
+@pytest.fixture
+def conn(any_conn: Connection) -> Connection:
+    """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
+    return any_conn
+
 
 CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
 BLOCK = "Standing preferences of Jordan Lee"

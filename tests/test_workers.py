@@ -21,15 +21,33 @@ from scheduler_agent.agent.errors import AgentError, InputError
 from scheduler_agent.agent.request import DEFAULT_MODEL
 from scheduler_agent.agent.session import Settings
 from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations, db, lease
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.testing.booking_script import booking_script, request_text, slot_start
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 from scheduler_agent.workers import approvals, queue
 from scheduler_agent.workers.submission import submit_turn
+from scheduler_agent.workers.wake import Listening, Polling
 from scheduler_agent.workers.worker import Worker, WorkerConfig
 
 SETTINGS = Settings(DEFAULT_MODEL, max_iterations=8, strict=True)
+
+
+Location = Path | str  # a SQLite file, or a PostgreSQL URL
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, demo_db: Path) -> Location:
+    """The demo calendar on each database: the SQLite file, and a new PostgreSQL database (pgstore's fixture)."""
+    if request.param == "sqlite":
+        return demo_db
+    url: str = request.getfixturevalue("pg_url")
+    conn = db.open_db(url)
+    seed_demo(conn)
+    conn.close()
+    return url
 
 
 @pytest.fixture
@@ -38,22 +56,23 @@ def server() -> Iterator[ScriptedServer]:
         yield running
 
 
-def run_worker(path: Path, server: ScriptedServer, concurrency: int = 2, lease_seconds: float = 30.0) -> list[str]:
+def run_worker(path: Location, server: ScriptedServer, concurrency: int = 2, lease_seconds: float = 30.0) -> list[str]:
     """A worker in this process until nothing is queued; what it said."""
     said: list[str] = []
     config = WorkerConfig(SETTINGS, concurrency=concurrency, lease_seconds=lease_seconds, drain=True)
     worker = Worker(
         config,
-        lambda: db.connect(path),
+        lambda: db.open_db(path),
         lambda: ModelAPI(make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)).send,
         said.append,
+        (lambda: Listening(path)) if isinstance(path, str) else Polling,
     )
     worker.run()
     return said
 
 
-def submit(path: Path, n: int, *, yes: bool = True) -> int:
-    conn = db.connect(path)
+def submit(path: Location, n: int, *, yes: bool = True) -> int:
+    conn = db.open_db(path)
     try:
         return submit_turn(
             conn, request_text(n), clock=demo_clock(), settings=SETTINGS, approved=BOOKINGS if yes else frozenset()
@@ -62,18 +81,18 @@ def submit(path: Path, n: int, *, yes: bool = True) -> int:
         conn.close()
 
 
-def booked(conn: sqlite3.Connection, n: int) -> int:
+def booked(conn: Connection, n: int) -> int:
     """How many events slot n's conversation booked (its title is its own)."""
     return int(conn.execute("SELECT count(*) FROM events WHERE title = ?", (f"Slot {n}",)).fetchone()[0])
 
 
-def test_a_submitted_turn_is_stored_at_once_and_run_by_a_worker_like_ask(demo_db: Path, server: ScriptedServer) -> None:
-    ids = [submit(demo_db, n) for n in range(4)]
-    conn = db.connect(demo_db)
+def test_a_submitted_turn_is_stored_at_once_and_run_by_a_worker_as_ask(store: Location, server: ScriptedServer) -> None:
+    ids = [submit(store, n) for n in range(4)]
+    conn = db.open_db(store)
     assert [queue.status(conn, cid).state for cid in ids] == ["queued"] * 4
     assert server.received == []  # submitting never calls the model
 
-    said = run_worker(demo_db, server)
+    said = run_worker(store, server)
 
     for n, cid in enumerate(ids):
         record, messages = conversations.load(conn, cid)
@@ -87,10 +106,12 @@ def test_a_submitted_turn_is_stored_at_once_and_run_by_a_worker_like_ask(demo_db
     assert sum("done" in line for line in said) == 4
 
 
-def test_a_turn_whose_worker_vanished_is_taken_up_when_its_lease_lapses(demo_db: Path, server: ScriptedServer) -> None:
+def test_a_turn_whose_worker_vanished_is_taken_up_once_its_lease_lapses(
+    store: Location, server: ScriptedServer
+) -> None:
     """A worker on another machine claimed the turn and was lost: nobody takes it until its lease lapses."""
-    cid = submit(demo_db, 0)
-    conn = db.connect(demo_db)
+    cid = submit(store, 0)
+    conn = db.open_db(store)
     gone = lease.Holder("another-machine#0", 4242, lease_seconds=1.0)
     assert queue.claim(conn, gone) is not None
     assert queue.claim(conn, queue.worker_holder(0, 1, 30.0)) is None  # its lease holds: nobody disturbs it
@@ -99,7 +120,7 @@ def test_a_turn_whose_worker_vanished_is_taken_up_when_its_lease_lapses(demo_db:
     threading.Event().wait(1.2)
     assert queue.lapsed(held.holder, held.expires)
 
-    run_worker(demo_db, server, concurrency=1)
+    run_worker(store, server, concurrency=1)
 
     record, messages = conversations.load(conn, cid)
     assert conversation_state(messages) == "complete" and check(messages, mode="conversation") == []
@@ -108,9 +129,9 @@ def test_a_turn_whose_worker_vanished_is_taken_up_when_its_lease_lapses(demo_db:
     assert lease.current(conn, cid) is None  # released at the end
 
 
-def test_a_live_lease_is_not_taken_and_a_dead_local_process_s_lease_is(demo_db: Path) -> None:
-    cid = submit(demo_db, 0)
-    conn = db.connect(demo_db)
+def test_a_live_lease_is_not_taken_and_a_dead_local_process_s_lease_is(store: Location) -> None:
+    cid = submit(store, 0)
+    conn = db.open_db(store)
     here = socket.gethostname()
     alive = lease.Holder(f"{here}#0", 1, lease_seconds=60)  # pid 1 is always there
     assert queue.claim(conn, alive) is not None
@@ -122,10 +143,10 @@ def test_a_live_lease_is_not_taken_and_a_dead_local_process_s_lease_is(demo_db: 
     assert taken is not None and taken.cid == cid and taken.claims == 3
 
 
-def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(demo_db: Path, server: ScriptedServer) -> None:
-    cid = submit(demo_db, 1, yes=False)
-    said = run_worker(demo_db, server, concurrency=1)
-    conn = db.connect(demo_db)
+def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(store: Location, server: ScriptedServer) -> None:
+    cid = submit(store, 1, yes=False)
+    said = run_worker(store, server, concurrency=1)
+    conn = db.open_db(store)
     assert queue.status(conn, cid).state == "needs-approval"
     assert any("waits for approval of toolu_s1_book" in line for line in said)
     _, messages = conversations.load(conn, cid)
@@ -140,14 +161,14 @@ def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(demo_db: Path, 
 
     approvals.answer(conn, cid, None, True)
     assert queue.status(conn, cid).state == "queued" and approvals.pending(conn, cid) == []
-    run_worker(demo_db, server, concurrency=1)
+    run_worker(store, server, concurrency=1)
 
     record, messages = conversations.load(conn, cid)
     assert queue.status(conn, cid).state == "done" and booked(conn, 1) == 1
     assert check(messages, mode="conversation") == [] and record.counters["restarts"] == 1
 
 
-def test_decline_sends_the_reason_to_the_model_and_nothing_is_booked(demo_db: Path) -> None:
+def test_decline_sends_the_reason_to_the_model_and_nothing_is_booked(store: Location) -> None:
     script = booking_script()
 
     def reply(request: dict[str, object]) -> Reply | None:
@@ -157,19 +178,19 @@ def test_decline_sends_the_reason_to_the_model_and_nothing_is_booked(demo_db: Pa
             return Reply([text("Understood, nothing booked.")])
         return script(request)
 
-    cid = submit(demo_db, 2, yes=False)
+    cid = submit(store, 2, yes=False)
     with ScriptedServer([], script=reply) as server:
-        run_worker(demo_db, server, concurrency=1)
-        conn = db.connect(demo_db)
+        run_worker(store, server, concurrency=1)
+        conn = db.open_db(store)
         approvals.answer(conn, cid, "toolu_s2_book", False, "not on Mondays")
-        run_worker(demo_db, server, concurrency=1)
+        run_worker(store, server, concurrency=1)
         sent = server.received[-1]["messages"][-1]["content"][0]
     assert sent["tool_use_id"] == "toolu_s2_book" and sent["is_error"] is True
     assert "not on Mondays" in sent["content"] and "Nothing was booked" in sent["content"]
     assert booked(conn, 2) == 0 and queue.status(conn, cid).answer == "Understood, nothing booked."
 
 
-def test_several_waiting_calls_need_call_and_each_is_answered_by_its_id(demo_db: Path) -> None:
+def test_several_waiting_calls_need_call_and_each_is_answered_by_its_id(store: Location) -> None:
     two = {"with": "priya", "minutes": 30}
     replies = [
         Reply(
@@ -181,10 +202,10 @@ def test_several_waiting_calls_need_call_and_each_is_answered_by_its_id(demo_db:
         ),
         Reply([text("Booked both.")]),
     ]
-    conn = db.connect(demo_db)
+    conn = db.open_db(store)
     cid = submit_turn(conn, "Book A and B", clock=demo_clock(), settings=SETTINGS)
     with ScriptedServer(replies, by_length=True) as server:
-        run_worker(demo_db, server, concurrency=1)
+        run_worker(store, server, concurrency=1)
         assert [p.tool_use_id for p in approvals.pending(conn, cid)] == ["toolu_two_a", "toolu_two_b"]
         with pytest.raises(InputError, match=r"2 calls waiting: toolu_two_a .*toolu_two_b .*--call"):
             approvals.answer(conn, cid, None, True)
@@ -193,16 +214,16 @@ def test_several_waiting_calls_need_call_and_each_is_answered_by_its_id(demo_db:
         approvals.answer(conn, cid, "toolu_two_b", False, "only A")
         assert queue.status(conn, cid).state == "needs-approval"  # one still waits: no worker takes it
         approvals.answer(conn, cid, None, True)
-        run_worker(demo_db, server, concurrency=1)
+        run_worker(store, server, concurrency=1)
     titles = {row[0] for row in conn.execute("SELECT title FROM events WHERE title IN ('A', 'B')")}
     assert titles == {"A"} and queue.status(conn, cid).state == "done"
     with pytest.raises(AgentError, match="waits for no approval"):
         approvals.answer(conn, cid, None, True)
 
 
-def test_a_conversation_with_an_unfinished_turn_is_not_submitted_to(demo_db: Path) -> None:
-    conn = db.connect(demo_db)
-    cid = submit(demo_db, 0)
+def test_a_conversation_with_an_unfinished_turn_is_not_submitted_to(store: Location) -> None:
+    conn = db.open_db(store)
+    cid = submit(store, 0)
     with pytest.raises(AgentError, match="already has a submitted turn"):
         submit_turn(conn, "more", clock=demo_clock(), settings=SETTINGS, cid=cid)
     with pytest.raises(InputError, match="empty"):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -23,8 +22,10 @@ from helpers import DUMMY_KEY, demo_clock
 from scheduler_agent.agent.approval import BOOKINGS
 from scheduler_agent.agent.request import DEFAULT_MODEL
 from scheduler_agent.agent.session import Settings
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations, db
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.testing.booking_script import booking_script, request_text
 from scheduler_agent.testing.scripted_server import ScriptedServer
 from scheduler_agent.workers import queue
@@ -35,7 +36,7 @@ WORKER = ["from scheduler_agent.cli.workers import worker_command; worker_comman
 DEADLINE = 120.0  # seconds any wait here may take before the test fails
 
 
-def worker(db_path: Path, server: ScriptedServer, *args: str, fault: str | None = None) -> subprocess.Popen[str]:
+def worker(db_path: Location, server: ScriptedServer, *args: str, fault: str | None = None) -> subprocess.Popen[str]:
     """`scheduler-agent worker --db PATH ARGS` in a new process: a dummy key for `server`, strict."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
     env |= {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": DUMMY_KEY, "SCHEDULER_AGENT_STRICT": "1"}
@@ -55,8 +56,8 @@ def until(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.05)
 
 
-def submit_all(path: Path, count: int) -> list[int]:
-    conn = db.connect(path)
+def submit_all(path: Location, count: int) -> list[int]:
+    conn = db.open_db(path)
     try:
         return [
             submit_turn(conn, request_text(n), clock=demo_clock(), settings=SETTINGS, approved=BOOKINGS)
@@ -66,16 +67,16 @@ def submit_all(path: Path, count: int) -> list[int]:
         conn.close()
 
 
-def holders(path: Path) -> list[tuple[str, int]]:
-    conn = sqlite3.connect(path)
+def holders(path: Location) -> list[tuple[str, int]]:
+    conn = db.open_db(path)
     try:
         return [(row[0], int(row[1])) for row in conn.execute("SELECT holder_host, holder_pid FROM leases")]
     finally:
         conn.close()
 
 
-def assert_all_booked_once(path: Path, ids: list[int]) -> sqlite3.Connection:
-    conn = db.connect(path)
+def assert_all_booked_once(path: Location, ids: list[int]) -> Connection:
+    conn = db.open_db(path)
     for n, cid in enumerate(ids):
         _, messages = conversations.load(conn, cid)
         assert conversation_state(messages) == "complete", (cid, messages)
@@ -96,6 +97,21 @@ def finish(process: subprocess.Popen[str]) -> tuple[int, str]:
     return process.returncode, err
 
 
+Location = Path | str  # a SQLite file, or a PostgreSQL URL
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, demo_db: Path) -> Location:
+    """The demo calendar on each database: the SQLite file, and a new PostgreSQL database (pgstore's fixture)."""
+    if request.param == "sqlite":
+        return demo_db
+    url: str = request.getfixturevalue("pg_url")
+    conn = db.open_db(url)
+    seed_demo(conn)
+    conn.close()
+    return url
+
+
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:
     with ScriptedServer([], script=booking_script(delay=0.3)) as running:
@@ -103,23 +119,23 @@ def server() -> Iterator[ScriptedServer]:
 
 
 def test_two_workers_ten_conversations_one_killed_mid_turn_every_slot_booked_once(
-    demo_db: Path, server: ScriptedServer
+    store: Path, server: ScriptedServer
 ) -> None:
-    ids = submit_all(demo_db, 10)
+    ids = submit_all(store, 10)
     # the first worker dies (SIGKILL) right after its second booking is committed, before its result is stored
-    first = worker(demo_db, server, "--concurrency", "2", "--lease", "5", "--drain", fault="after_calendar_write@2")
-    until(lambda: len([h for h in holders(demo_db) if h[1] == first.pid]) == 2, "the first worker runs two turns")
-    second = worker(demo_db, server, "--concurrency", "2", "--lease", "5", "--drain")
+    first = worker(store, server, "--concurrency", "2", "--lease", "5", "--drain", fault="after_calendar_write@2")
+    until(lambda: len([h for h in holders(store) if h[1] == first.pid]) == 2, "the first worker runs two turns")
+    second = worker(store, server, "--concurrency", "2", "--lease", "5", "--drain")
     code, err = finish(first)
     assert code == -signal.SIGKILL, err
     code, err = finish(second)
     assert code == 0, err
     assert "Traceback" not in err
 
-    conn = assert_all_booked_once(demo_db, ids)
+    conn = assert_all_booked_once(store, ids)
     restarted = [cid for cid in ids if conversations.load(conn, cid)[0].counters["restarts"] > 0]
     assert restarted and len(restarted) <= 2  # what the dead worker ran was resumed: the restart counter says so
-    assert holders(demo_db) == []  # every lease released
+    assert holders(store) == []  # every lease released
     # a resumed booking was answered from its record: one result for it, and no second event (above)
     for cid in restarted:
         results = [
@@ -132,39 +148,39 @@ def test_two_workers_ten_conversations_one_killed_mid_turn_every_slot_booked_onc
         assert len(results) == len(set(results)) == 2
 
 
-def test_a_worker_holding_a_lease_is_not_disturbed_by_another(demo_db: Path) -> None:
+def test_a_worker_holding_a_lease_is_not_disturbed_by_another(store: Location) -> None:
     """Each reply takes longer than the lease: only renewal keeps it, and the second worker never claims it."""
-    [cid] = submit_all(demo_db, 1)
+    [cid] = submit_all(store, 1)
     with ScriptedServer([], script=booking_script(delay=2.5)) as slow:
-        first = worker(demo_db, slow, "--lease", "1.5", "--drain")
-        until(lambda: any(h[1] == first.pid for h in holders(demo_db)), "the first worker claims the turn")
-        second = worker(demo_db, slow, "--lease", "1.5", "--drain")
+        first = worker(store, slow, "--lease", "1.5", "--drain")
+        until(lambda: any(h[1] == first.pid for h in holders(store)), "the first worker claims the turn")
+        second = worker(store, slow, "--lease", "1.5", "--drain")
         code, err = finish(first)
         assert code == 0, err
         code, err_second = finish(second)
         assert code == 0, err_second
         assert len(slow.received) == 3  # no request twice
-    conn = assert_all_booked_once(demo_db, [cid])
+    conn = assert_all_booked_once(store, [cid])
     assert conn.execute("SELECT claims FROM work_queue WHERE conversation_id = ?", (cid,)).fetchone()[0] == 1
     assert conversations.load(conn, cid)[0].counters["restarts"] == 0
     assert "taken up" not in err_second
 
 
-def test_sigterm_finishes_the_round_stores_it_and_releases_the_turn(demo_db: Path) -> None:
-    [cid] = submit_all(demo_db, 1)
+def test_sigterm_finishes_the_round_stores_it_and_releases_the_turn(store: Location) -> None:
+    [cid] = submit_all(store, 1)
     with ScriptedServer([], script=booking_script(delay=1.5)) as slow:
-        running = worker(demo_db, slow, "--lease", "10")
+        running = worker(store, slow, "--lease", "10")
         until(lambda: len(slow.received) == 1, "the first request is sent")
         running.send_signal(signal.SIGTERM)  # while the model thinks: the round it is in is finished first
         code, err = finish(running)
         assert code == 0, err
         assert "stopped after a stored round" in err
-        conn = db.connect(demo_db)
+        conn = db.open_db(store)
         _, messages = conversations.load(conn, cid)
         assert len(messages) == 3 and conversation_state(messages) == "waiting"  # the read's result is stored
         assert messages[2]["content"][0]["tool_use_id"] == "toolu_s0_find"
-        assert holders(demo_db) == [] and queue.status(conn, cid).state == "queued"
-        code, err = finish(worker(demo_db, slow, "--drain"))
+        assert holders(store) == [] and queue.status(conn, cid).state == "queued"
+        code, err = finish(worker(store, slow, "--drain"))
         assert code == 0, err
-    conn = assert_all_booked_once(demo_db, [cid])
+    conn = assert_all_booked_once(store, [cid])
     assert conversations.load(conn, cid)[0].counters["restarts"] == 1

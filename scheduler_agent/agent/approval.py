@@ -11,7 +11,6 @@ Answers are stored by `tool_use` id, so a resumed round never asks twice, and a 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -21,6 +20,7 @@ from scheduler_agent.agent.events import ApprovalAnswered, ApprovalAsked, Report
 from scheduler_agent.agent.toolbox import Toolbox, ToolError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class ApprovingToolbox:
     def __init__(
         self,
         inner: Previewing,
-        conn: sqlite3.Connection,
+        conn: Connection,
         decide: Decide,
         report: Report,
         approved: frozenset[str] = frozenset(),
@@ -147,6 +147,9 @@ class ApprovingToolbox:
     def record(self, tool_use_id: str, decision: Decision) -> None:
         with transaction(self.conn):
             self.conn.execute(
-                "INSERT OR REPLACE INTO approvals (tool_use_id, approved, reason, end_of_input) VALUES (?, ?, ?, ?)",
+                # an upsert, not INSERT OR REPLACE: PostgreSQL has only this form
+                "INSERT INTO approvals (tool_use_id, approved, reason, end_of_input) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (tool_use_id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason, "
+                "end_of_input = excluded.end_of_input, answered_at = excluded.answered_at",
                 (tool_use_id, int(decision.approved), decision.reason, int(decision.end_of_input)),
             )

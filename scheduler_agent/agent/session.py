@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,10 +46,11 @@ from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, chec
 from scheduler_agent.storage import conversations, lease
 from scheduler_agent.storage.conversations import Context, Journal, Reply
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.testing import faults
 
 
-def system_prompt(conn: sqlite3.Connection, clock: Clock) -> str:
+def system_prompt(conn: Connection, clock: Clock) -> str:
     """prompts/system.md filled from the calendar and the clock, the owner's standing preferences included."""
     owner = get_owner(conn)
     today = clock.today(owner.tz)
@@ -93,7 +93,7 @@ class Session:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         clock: Clock,
         send: Send,
         settings: Settings,
@@ -129,7 +129,7 @@ class Session:
     @classmethod
     def stored(
         cls,
-        conn: sqlite3.Connection,
+        conn: Connection,
         cid: int,
         send: Send,
         settings: Settings,

@@ -11,21 +11,20 @@ Each change writes its event and its record (calendar/bookings.py) in one transa
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
-from scheduler_agent.calendar.bookings import Booking, booking_for, record_booking
+from scheduler_agent.calendar.bookings import Booking, book_time, booking_for, lock_people, record_booking
 from scheduler_agent.calendar.events import add_event, events_for, get_record, recurrence_columns
 from scheduler_agent.calendar.people import get_owner, list_people, match_people
 from scheduler_agent.calendar.prefs import Preference, list_preferences
 from scheduler_agent.calendar.series import store_recurrence
 from scheduler_agent.calendar.slots import Interval
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person, Recurrence, to_utc_text
-from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.db import Connection, transaction
 
 Answer = Callable[[Event], str]  # the result text of a change, from the event as it now is
 
@@ -113,7 +112,7 @@ class Calendar(Protocol):
 class SqliteCalendar:
     """`Calendar` on the SQLite database (calendar/events.py, people.py, bookings.py)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def atomic(self) -> AbstractContextManager[object]:
@@ -140,12 +139,14 @@ class SqliteCalendar:
         self, keys: Sequence[str], start: datetime, end: datetime, *, excluding: Event | None = None
     ) -> dict[str, list[Interval]]:
         skip = None if excluding is None else (excluding.id, excluding.start)
+        lock_people(self.conn, keys)  # PostgreSQL: the check holds until the write (calendar/bookings.py)
         return {
             key: [(e.start, e.end) for e in events_for(self.conn, key, start, end) if (e.id, e.start) != skip]
             for key in keys
         }
 
     def events(self, keys: Sequence[str], start: datetime, end: datetime) -> list[Event]:
+        lock_people(self.conn, keys)
         unique = {(e.id, e.start): e for key in keys for e in events_for(self.conn, key, start, end)}
         return sorted(unique.values(), key=lambda event: (event.start, event.id))
 
@@ -200,6 +201,8 @@ class SqliteCalendar:
         store_recurrence(self.conn, stored.event.id, stored.tz or self.owner().tz, repeat, stored.event.title)
 
     def _record(self, key: Key | None, event_id: int | None, text: str) -> str:
+        if event_id is not None:
+            book_time(self.conn, event_id)
         if key is not None:
             record_booking(self.conn, key.tool_use_id, event_id, text, key.kind, key.input_hash)
         return text

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from scheduler_agent.storage.dialect import Connection, dialect
 
 KINDS = ("create_event", "move_event", "cancel_event")
 
@@ -32,7 +33,7 @@ def input_hash(arguments: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def booking_for(conn: sqlite3.Connection, tool_use_id: str) -> Booking | None:
+def booking_for(conn: Connection, tool_use_id: str) -> Booking | None:
     """The record of call `tool_use_id`, if that call changed anything."""
     row = conn.execute(
         "SELECT tool_use_id, event_id, result, kind, input_hash FROM bookings WHERE tool_use_id = ?", (tool_use_id,)
@@ -43,7 +44,7 @@ def booking_for(conn: sqlite3.Connection, tool_use_id: str) -> Booking | None:
 
 
 def record_booking(
-    conn: sqlite3.Connection,
+    conn: Connection,
     tool_use_id: str,
     event_id: int | None,
     result: str,
@@ -58,3 +59,39 @@ def record_booking(
         (tool_use_id, event_id, result, kind, hashed),
     )
     return Booking(tool_use_id, event_id, result, kind, hashed)
+
+
+# The advisory-lock namespace of per-person booking checks (the second key is the person's hashtext).
+PERSON_LOCK_SPACE = 0x5A6E
+
+
+def lock_people(conn: Connection, keys: Iterable[str]) -> None:
+    """Inside a transaction on PostgreSQL: hold each person's booking lock until it ends.
+
+    A check of someone's busy time made inside the transaction then still holds when it writes, for the
+    time the exclusion constraint does not cover (imported calendars, repeating series). Every booking
+    names the owner first, so the locks are always taken in one order. A no-op on SQLite, whose
+    `BEGIN IMMEDIATE` already serialises every writer, and outside a transaction.
+    """
+    if dialect(conn) != "postgresql" or not conn.in_transaction:
+        return
+    for key in dict.fromkeys(keys):
+        conn.execute("SELECT pg_advisory_xact_lock(CAST(? AS integer), hashtext(?))", (PERSON_LOCK_SPACE, key))
+
+
+def book_time(conn: Connection, event_id: int) -> None:
+    """Make event `event_id`'s rows of booked time its attendees' (a single event's; a series has none).
+
+    Call it in the transaction of the create or move. On PostgreSQL a row overlapping another person's
+    booked time raises `storage.dialect.BookedTimeTaken` (the exclusion constraint).
+    """
+    conn.execute("DELETE FROM booked_time WHERE event_id = ?", (event_id,))
+    # PostgreSQL's columns are timestamptz, SQLite's the events' own text
+    moment = "CAST(e.{} AS TIMESTAMPTZ)" if dialect(conn) == "postgresql" else "e.{}"
+    conn.execute(
+        "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
+        f"SELECT e.id, a.person_key, {moment.format('start_utc')}, {moment.format('end_utc')} "
+        "FROM events e JOIN event_attendees a ON a.event_id = e.id "
+        "WHERE e.id = ? AND e.rrule IS NULL AND e.rdates = ''",
+        (event_id,),
+    )

@@ -25,7 +25,6 @@ Test hooks (testing/faults.py): pause `caldav_before_put` (checked, about to wri
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -48,6 +47,7 @@ from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteE
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Person
+from scheduler_agent.storage import db
 from scheduler_agent.testing import faults
 
 __all__ = [
@@ -68,7 +68,7 @@ class CalDAVCalendar:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: db.Connection,
         connection: Connection,
         password: str,
         deadline_seconds: float = REQUEST_DEADLINE_SECONDS,
@@ -80,7 +80,7 @@ class CalDAVCalendar:
         self.now = now
 
     @classmethod
-    def open(cls, conn: sqlite3.Connection, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> CalDAVCalendar:
+    def open(cls, conn: db.Connection, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> CalDAVCalendar:
         connection = load_connection(conn)
         if connection is None:
             raise CalendarError(f"no calendar server is connected: {CONNECT_HINT}")
@@ -239,7 +239,7 @@ def written_text(written: Written, tz: str, verb: str = "Booked") -> str:
     return text
 
 
-def people_for(conn: sqlite3.Connection, keys: Sequence[str]) -> list[Person]:
+def people_for(conn: db.Connection, keys: Sequence[str]) -> list[Person]:
     everyone = {p.key: p for p in [get_owner(conn), *list_people(conn)]}
     unknown = [key for key in keys if key not in everyone]
     if unknown:

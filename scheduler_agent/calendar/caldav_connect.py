@@ -15,7 +15,6 @@ from __future__ import annotations
 import getpass
 import netrc
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scheduler_agent.calendar.types import OWNER_KEY, SET_OWNER_HINT, CalendarError
+from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class Connection:
 # --- stored connection ------------------------------------------------------------------------
 
 
-def save_connection(conn: sqlite3.Connection, connection: Connection) -> None:
+def save_connection(conn: db.Connection, connection: Connection) -> None:
     with transaction(conn):
         if conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is None:
             raise CalendarError(f"connect a calendar server after setting the owner: {SET_OWNER_HINT}")
@@ -83,7 +83,7 @@ def save_connection(conn: sqlite3.Connection, connection: Connection) -> None:
         )
 
 
-def load_connection(conn: sqlite3.Connection) -> Connection | None:
+def load_connection(conn: db.Connection) -> Connection | None:
     """The owner's CalDAV connection, or None when the calendar is the local SQLite one."""
     row = conn.execute("SELECT * FROM caldav_connections WHERE person_key = ?", (OWNER_KEY,)).fetchone()
     if row is None:
@@ -106,7 +106,7 @@ class Contact:
     caldav_url: str | None
 
 
-def set_contact(conn: sqlite3.Connection, key: str, email: str | None, caldav_url: str | None) -> None:
+def set_contact(conn: db.Connection, key: str, email: str | None, caldav_url: str | None) -> None:
     """Set a person's e-mail address and/or shared CalDAV calendar (None leaves a field as it is)."""
     if email is not None and ("@" not in email or any(c.isspace() for c in email)):
         raise CalendarError(f"e-mail address {email!r} is not one: give e.g. priya@example.com")
@@ -125,7 +125,7 @@ def set_contact(conn: sqlite3.Connection, key: str, email: str | None, caldav_ur
         )
 
 
-def contacts(conn: sqlite3.Connection) -> dict[str, Contact]:
+def contacts(conn: db.Connection) -> dict[str, Contact]:
     rows = conn.execute(
         "SELECT p.key, c.email, c.caldav_url FROM people p LEFT JOIN person_contacts c ON c.person_key = p.key"
     )

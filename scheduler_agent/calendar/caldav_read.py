@@ -9,7 +9,6 @@ Each remote resource gets a local integer id (table `caldav_events`): the id the
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -31,6 +30,7 @@ from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteE
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
+from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class CalDAVReader:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: db.Connection,
         connection: Connection,
         password: str,
         deadline_seconds: float = REQUEST_DEADLINE_SECONDS,
@@ -198,7 +198,7 @@ class CalDAVReader:
             return [(str(c.get_display_name() or c.url), str(c.url)) for c in principal.calendars()]
 
 
-def local_id(conn: sqlite3.Connection, href: str, uid: str, tool_use_id: str | None = None) -> int:
+def local_id(conn: db.Connection, href: str, uid: str, tool_use_id: str | None = None) -> int:
     """The local id of the resource at `href` (given the first time it is seen); records the call that wrote it."""
     with transaction(conn):
         conn.execute(
@@ -211,12 +211,12 @@ def local_id(conn: sqlite3.Connection, href: str, uid: str, tool_use_id: str | N
     return found
 
 
-def href_of(conn: sqlite3.Connection, event_id: int) -> str | None:
+def href_of(conn: db.Connection, event_id: int) -> str | None:
     row = conn.execute("SELECT href FROM caldav_events WHERE id = ?", (event_id,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def attendee_keys(conn: sqlite3.Connection, connection: Connection, occurrence: Occurrence) -> tuple[str, ...]:
+def attendee_keys(conn: db.Connection, connection: Connection, occurrence: Occurrence) -> tuple[str, ...]:
     """The attendees as person keys where their address is known (else the address), the owner first."""
     by_email = {c.email.lower(): key for key, c in contacts(conn).items() if c.email}
     if connection.email:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
@@ -20,10 +19,11 @@ from scheduler_agent.calendar.types import (
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection, Row
 
 
 def add_event(
-    conn: sqlite3.Connection,
+    conn: Connection,
     title: str,
     start: datetime,
     end: datetime,
@@ -85,7 +85,7 @@ def add_event(
     return Event(event_id, title, from_utc_text(start_text), from_utc_text(end_text), keys, bool(repeat))
 
 
-def cancel_event(conn: sqlite3.Connection, event_id: int) -> Event:
+def cancel_event(conn: Connection, event_id: int) -> Event:
     """Delete an event and return it as it was; its attendees go with it.
 
     A bookings record of the call that made it stays, with its event_id set to NULL: a
@@ -130,11 +130,11 @@ _INDEXED = (
 _LIVE = (
     f"SELECT {_EVENT_COLUMNS}, s.components, s.zone, s.day_zone, {_KEYS} AS keys "
     f"FROM events e LEFT JOIN event_series s ON s.event_id = e.id WHERE {_REPEATS} AND e.start_utc < :end "
-    f"AND NOT coalesce({_COVERED}, 0) AND {_ATTENDS}"
+    f"AND NOT coalesce({_COVERED}, FALSE) AND {_ATTENDS}"  # FALSE, not 0: PostgreSQL wants a boolean
 )
 
 
-def events_for(conn: sqlite3.Connection, person_key: str, start_utc: datetime, end_utc: datetime) -> list[Event]:
+def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: datetime) -> list[Event]:
     """`person_key`'s events that overlap [start_utc, end_utc), by start time: the busy time the agent sees.
 
     A repeating event gives each of its occurrences in the range, with that occurrence's times and
@@ -168,13 +168,13 @@ def events_for(conn: sqlite3.Connection, person_key: str, start_utc: datetime, e
     return sorted(events, key=lambda event: (event.start, event.id))
 
 
-def get_event(conn: sqlite3.Connection, event_id: int) -> Event | None:
+def get_event(conn: Connection, event_id: int) -> Event | None:
     """The event with that id (its first occurrence, when it repeats)."""
     record = get_record(conn, event_id)
     return None if record is None else record.event
 
 
-def get_record(conn: sqlite3.Connection, event_id: int) -> EventRecord | None:
+def get_record(conn: Connection, event_id: int) -> EventRecord | None:
     row = conn.execute(
         f"SELECT {_EVENT_COLUMNS}, group_concat(a.person_key, ' ') AS keys "
         "FROM events e JOIN event_attendees a ON a.event_id = e.id WHERE e.id = ? GROUP BY e.id",
@@ -183,7 +183,7 @@ def get_record(conn: sqlite3.Connection, event_id: int) -> EventRecord | None:
     return None if row is None else _record(row)
 
 
-def event_records(conn: sqlite3.Connection, person_key: str | None = None) -> list[EventRecord]:
+def event_records(conn: Connection, person_key: str | None = None) -> list[EventRecord]:
     """Every event as stored (repeating ones once), `person_key`'s only when given; by id."""
     where, args = "", []
     if person_key is not None:
@@ -196,7 +196,7 @@ def event_records(conn: sqlite3.Connection, person_key: str | None = None) -> li
     return [_record(row) for row in rows]
 
 
-def _record(row: sqlite3.Row) -> EventRecord:
+def _record(row: Row) -> EventRecord:
     recurrence = Recurrence(row["rrule"], _utc_list(row["rdates"]), _utc_list(row["exdates"]))
     event = Event(
         id=row["id"],

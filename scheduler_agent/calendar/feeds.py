@@ -11,7 +11,6 @@ only form in which it is ever printed (`calendar feeds`, errors, dumps); it is s
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -20,6 +19,7 @@ from urllib.parse import urlsplit
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.types import CalendarError, Person, from_utc_text, person_from_row, to_utc_text
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection, Row
 
 DEFAULT_REFRESH = timedelta(minutes=15)
 TIMEOUT_SECONDS = 10.0
@@ -101,7 +101,7 @@ def format_duration(length: timedelta) -> str:
 # --- the feeds table --------------------------------------------------------------------------
 
 
-def subscribe(conn: sqlite3.Connection, url: str, person: Person, refresh: timedelta = DEFAULT_REFRESH) -> Feed:
+def subscribe(conn: Connection, url: str, person: Person, refresh: timedelta = DEFAULT_REFRESH) -> Feed:
     """Keep a feed of `person`'s busy time (or change its refresh age when it is kept already)."""
     address = normalised_url(url)
     with transaction(conn):
@@ -116,7 +116,7 @@ def subscribe(conn: sqlite3.Connection, url: str, person: Person, refresh: timed
     return feed
 
 
-def unsubscribe(conn: sqlite3.Connection, feed_id: int) -> None:
+def unsubscribe(conn: Connection, feed_id: int) -> None:
     """Forget a feed and its events."""
     with transaction(conn):
         conn.execute(
@@ -129,7 +129,7 @@ def origin(feed_id: int) -> str:
     return f"feed:{feed_id}"
 
 
-def list_feeds(conn: sqlite3.Connection, person_keys: list[str] | None = None) -> list[Feed]:
+def list_feeds(conn: Connection, person_keys: list[str] | None = None) -> list[Feed]:
     rows = conn.execute(
         "SELECT f.*, (SELECT count(*) FROM event_sources s WHERE s.origin = 'feed:' || f.id) AS events "
         "FROM feeds f ORDER BY f.id"
@@ -138,11 +138,11 @@ def list_feeds(conn: sqlite3.Connection, person_keys: list[str] | None = None) -
     return feeds if person_keys is None else [feed for feed in feeds if feed.person_key in person_keys]
 
 
-def get_feed(conn: sqlite3.Connection, feed_id: int) -> Feed | None:
+def get_feed(conn: Connection, feed_id: int) -> Feed | None:
     return next((feed for feed in list_feeds(conn) if feed.id == feed_id), None)
 
 
-def _feed(row: sqlite3.Row) -> Feed:
+def _feed(row: Row) -> Feed:
     def moment(text: str | None) -> datetime | None:
         return None if text is None else from_utc_text(text)
 
@@ -160,7 +160,7 @@ def _feed(row: sqlite3.Row) -> Feed:
     )
 
 
-def _record(conn: sqlite3.Connection, feed: Feed, now: datetime, result: str, ok: bool, **headers: str | None) -> None:
+def _record(conn: Connection, feed: Feed, now: datetime, result: str, ok: bool, **headers: str | None) -> None:
     sets = ["fetched_at = ?", "result = ?"]
     args: list[Any] = [to_utc_text(now), result]
     if ok:
@@ -179,7 +179,7 @@ def due(feed: Feed, now: datetime) -> bool:
     return feed.fetched_at is None or now - feed.fetched_at >= feed.refresh
 
 
-def refresh(conn: sqlite3.Connection, feed: Feed, now: datetime | None = None, client: Any = None) -> str:
+def refresh(conn: Connection, feed: Feed, now: datetime | None = None, client: Any = None) -> str:
     """Fetch `feed` now and store what it gives; return one line saying what happened (the URL masked).
 
     A failure is recorded and returned, never raised: the last good copy stays.
@@ -217,7 +217,7 @@ def refresh(conn: sqlite3.Connection, feed: Feed, now: datetime | None = None, c
     return _store(conn, feed, moment, body, response.headers.get("ETag"), response.headers.get("Last-Modified"))
 
 
-def _failed(conn: sqlite3.Connection, feed: Feed, now: datetime, why: str) -> str:
+def _failed(conn: Connection, feed: Feed, now: datetime, why: str) -> str:
     kept = f"keeping the copy of {feed.ok_at:%Y-%m-%d %H:%M} UTC" if feed.ok_at else "no copy yet"
     result = f"failed: {why}"
     with transaction(conn):
@@ -225,9 +225,7 @@ def _failed(conn: sqlite3.Connection, feed: Feed, now: datetime, why: str) -> st
     return f"feed {feed.id} ({feed.shown}) for {feed.person_key}: {result}; {kept}"
 
 
-def _store(
-    conn: sqlite3.Connection, feed: Feed, now: datetime, body: bytes, etag: str | None, modified: str | None
-) -> str:
+def _store(conn: Connection, feed: Feed, now: datetime, body: bytes, etag: str | None, modified: str | None) -> str:
     from scheduler_agent.calendar.ics import IcsError, decode, read_ics
     from scheduler_agent.calendar.imports import import_events
 
@@ -249,13 +247,13 @@ def _store(
     return f"feed {feed.id} ({feed.shown}) for {feed.person_key}: {result}"
 
 
-def refresh_due(conn: sqlite3.Connection, now: datetime | None = None) -> list[str]:
+def refresh_due(conn: Connection, now: datetime | None = None) -> list[str]:
     """Fetch every feed older than its refresh age (before a turn); one line per feed fetched."""
     moment = now or datetime.now(UTC)
     return [refresh(conn, feed, moment) for feed in list_feeds(conn) if due(feed, moment)]
 
 
-def staleness_note(conn: sqlite3.Connection, person_keys: list[str], now: datetime) -> str:
+def staleness_note(conn: Connection, person_keys: list[str], now: datetime) -> str:
     """A line for the model when a feed under these people's busy time failed its last fetch: how old it is."""
     notes = []
     for feed in list_feeds(conn, person_keys):

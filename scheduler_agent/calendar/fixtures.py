@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from importlib import resources
@@ -28,6 +27,7 @@ from scheduler_agent.calendar.types import (
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 
 
 def demo_fixture() -> dict[str, Any]:
@@ -37,12 +37,12 @@ def demo_fixture() -> dict[str, Any]:
     return data
 
 
-def seed_demo(conn: sqlite3.Connection) -> int:
+def seed_demo(conn: Connection) -> int:
     """Put the demo calendar in (idempotent); return how many events were added."""
     return load_fixture(conn, demo_fixture())
 
 
-def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
+def load_fixture(conn: Connection, data: Mapping[str, Any]) -> int:
     """Put a fixture's owner, people and events in, in one transaction; idempotent.
 
     Returns how many events were added (0 when all were already there).
@@ -96,7 +96,7 @@ def load_fixture(conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
     return added
 
 
-def export_fixture(conn: sqlite3.Connection) -> dict[str, Any]:
+def export_fixture(conn: Connection) -> dict[str, Any]:
     """The whole calendar in the fixture format, event ids kept: `load_fixture` on a new file rebuilds it
     exactly, so a recorded session replays with the same tool results (event ids included)."""
     owner = get_owner(conn)
@@ -177,7 +177,7 @@ def _person(key: str, spec: Mapping[str, Any]) -> Person:
     return checked(person)
 
 
-def _ensure_person(conn: sqlite3.Connection, person: Person) -> None:
+def _ensure_person(conn: Connection, person: Person) -> None:
     row = conn.execute("SELECT * FROM people WHERE key = ?", (person.key,)).fetchone()
     if row is None:
         upsert_person(conn, person)
@@ -195,9 +195,7 @@ def _fixture_start(text: str) -> datetime:
     return start
 
 
-def _event_exists(
-    conn: sqlite3.Connection, title: str, start: datetime, end: datetime, attendees: Sequence[str]
-) -> bool:
+def _event_exists(conn: Connection, title: str, start: datetime, end: datetime, attendees: Sequence[str]) -> bool:
     rows = conn.execute(
         "SELECT e.id, group_concat(a.person_key, ' ') AS keys FROM events e "
         "JOIN event_attendees a ON a.event_id = e.id "

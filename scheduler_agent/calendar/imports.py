@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -12,10 +11,11 @@ from scheduler_agent.calendar.recurrence import check_rule
 from scheduler_agent.calendar.series import components_of, store_recurrence, store_series
 from scheduler_agent.calendar.types import CalendarError, ImportCounts, ImportedEvent, Recurrence, to_utc_text
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 
 
 def import_events(
-    conn: sqlite3.Connection,
+    conn: Connection,
     person_key: str,
     events: Sequence[ImportedEvent],
     cancelled: Iterable[tuple[str, datetime | None]] = (),
@@ -77,7 +77,7 @@ def import_events(
     return ImportCounts(**counts)
 
 
-def _remove(conn: sqlite3.Connection, person_key: str, origin: str, where: str, *args: str) -> int:
+def _remove(conn: Connection, person_key: str, origin: str, where: str, *args: str) -> int:
     ids = [
         row[0]
         for row in conn.execute(
@@ -89,9 +89,7 @@ def _remove(conn: sqlite3.Connection, person_key: str, origin: str, where: str, 
     return len(ids)
 
 
-def _source_row(
-    conn: sqlite3.Connection, person_key: str, origin: str, uid: str, recurrence_id: datetime | None
-) -> Any:
+def _source_row(conn: Connection, person_key: str, origin: str, uid: str, recurrence_id: datetime | None) -> Any:
     return conn.execute(
         "SELECT event_id FROM event_sources WHERE person_key = ? AND origin = ? AND uid = ? AND recurrence_id = ?",
         (person_key, origin, uid, _recurrence_id_text(recurrence_id)),
@@ -102,7 +100,7 @@ def _recurrence_id_text(moment: datetime | None) -> str:
     return "" if moment is None else to_utc_text(moment)
 
 
-def _update_imported(conn: sqlite3.Connection, event_id: int, item: ImportedEvent) -> bool:
+def _update_imported(conn: Connection, event_id: int, item: ImportedEvent) -> bool:
     """Bring event `event_id` in line with `item`; False when it already was."""
     title = " ".join(item.title.split())
     if not title:

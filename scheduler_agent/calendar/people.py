@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import replace
 from datetime import UTC, date, datetime, time
 
@@ -23,16 +22,17 @@ from scheduler_agent.calendar.types import (
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 
 
-def get_owner(conn: sqlite3.Connection) -> Person:
+def get_owner(conn: Connection) -> Person:
     row = conn.execute("SELECT * FROM people WHERE key = ?", (OWNER_KEY,)).fetchone()
     if row is None:
         raise CalendarError(f"this calendar has no owner yet: {SET_OWNER_HINT}")
     return person_from_row(row)
 
 
-def set_owner(conn: sqlite3.Connection, name: str, tz: str, work_start: time, work_end: time) -> Person:
+def set_owner(conn: Connection, name: str, tz: str, work_start: time, work_end: time) -> Person:
     """Create or replace the owner (key 'you')."""
     owner = new_person(OWNER_KEY, name, tz, work_start, work_end)
     with transaction(conn):
@@ -40,7 +40,7 @@ def set_owner(conn: sqlite3.Connection, name: str, tz: str, work_start: time, wo
     return owner
 
 
-def add_person(conn: sqlite3.Connection, key: str, name: str, tz: str, work_start: time, work_end: time) -> Person:
+def add_person(conn: Connection, key: str, name: str, tz: str, work_start: time, work_end: time) -> Person:
     """Add someone the owner meets. The key is short, lowercase, unique (e.g. 'priya')."""
     if key == OWNER_KEY:
         raise CalendarError(f"the key {OWNER_KEY!r} is the owner's: use set-owner, or pick another key")
@@ -61,7 +61,7 @@ def new_person(key: str, name: str, tz: str, work_start: time, work_end: time) -
     return Person(key, check_name(name), check_tz(tz), work_start, work_end)
 
 
-def upsert_person(conn: sqlite3.Connection, person: Person) -> None:
+def upsert_person(conn: Connection, person: Person) -> None:
     lunch = f"{person.lunch[0]:%H:%M}-{person.lunch[1]:%H:%M}" if person.lunch else ""
     conn.execute(
         "INSERT INTO people (key, name, tz, work_start, work_end, days, days_off, buffer_minutes, lunch) "
@@ -96,7 +96,7 @@ def checked(person: Person) -> Person:
 
 
 def edit_person(
-    conn: sqlite3.Connection,
+    conn: Connection,
     key: str,
     *,
     name: str | None = None,
@@ -138,7 +138,7 @@ def edit_person(
     return edited
 
 
-def future_events(conn: sqlite3.Connection, key: str, now: datetime) -> list[int]:
+def future_events(conn: Connection, key: str, now: datetime) -> list[int]:
     """The ids of `key`'s events that end after `now` (a repeating one counts while it has no end)."""
     rows = conn.execute(
         "SELECT DISTINCT e.id FROM events e JOIN event_attendees a ON a.event_id = e.id AND a.person_key = ? "
@@ -148,7 +148,7 @@ def future_events(conn: sqlite3.Connection, key: str, now: datetime) -> list[int
     return [row[0] for row in rows]
 
 
-def remove_person(conn: sqlite3.Connection, key: str, now: datetime, *, cancel_meetings: bool = False) -> list[int]:
+def remove_person(conn: Connection, key: str, now: datetime, *, cancel_meetings: bool = False) -> list[int]:
     """Remove `key` from the calendar; return the ids of the meetings cancelled with them.
 
     Refused (CalendarError) while they have future meetings, unless `cancel_meetings`: then each of those
@@ -176,18 +176,18 @@ def remove_person(conn: sqlite3.Connection, key: str, now: datetime, *, cancel_m
     return upcoming
 
 
-def _unknown_key(conn: sqlite3.Connection, key: str) -> str:
+def _unknown_key(conn: Connection, key: str) -> str:
     known = ", ".join(person.key for person in list_people(conn)) or "nobody yet"
     return f"no one has the key {key!r}: the people are {known} (`calendar people` lists them)"
 
 
-def list_people(conn: sqlite3.Connection) -> list[Person]:
+def list_people(conn: Connection) -> list[Person]:
     """Everyone but the owner, by key."""
     rows = conn.execute("SELECT * FROM people WHERE key <> ? ORDER BY key", (OWNER_KEY,))
     return [person_from_row(row) for row in rows]
 
 
-def match_people(conn: sqlite3.Connection, text: str) -> list[Person]:
+def match_people(conn: Connection, text: str) -> list[Person]:
     """The people (not the owner) `text` names: by key, else full name, else first name; any case."""
     wanted = " ".join(text.split()).casefold()
     people = list_people(conn)
@@ -201,7 +201,7 @@ def match_people(conn: sqlite3.Connection, text: str) -> list[Person]:
     return []
 
 
-def find_person(conn: sqlite3.Connection, text: str) -> Person | None:
+def find_person(conn: Connection, text: str) -> Person | None:
     """The one person `text` names, or None when no one (or more than one) fits."""
     matches = match_people(conn, text)
     return matches[0] if len(matches) == 1 else None

@@ -8,7 +8,6 @@ system prompt renders them (`preferences_block`), so every request carries them.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -16,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.types import WEEKDAY_KEYS, CalendarError
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 
 RULES = ("not_before", "not_after", "no_days", "max_per_day")
 MAX_TEXT = 300
@@ -69,12 +69,12 @@ class Rules:
         return closed
 
 
-def list_preferences(conn: sqlite3.Connection) -> list[Preference]:
+def list_preferences(conn: Connection) -> list[Preference]:
     rows = conn.execute("SELECT id, text, rule, value FROM preferences ORDER BY id")
     return [Preference(row["id"], row["text"], row["rule"], row["value"]) for row in rows]
 
 
-def add_preference(conn: sqlite3.Connection, text: str | None, rule: str = "", value: str = "") -> Preference:
+def add_preference(conn: Connection, text: str | None, rule: str = "", value: str = "") -> Preference:
     """Store one preference; `text` defaults to the rule in words. CalendarError for a bad rule or value."""
     if rule and rule not in RULES:
         raise CalendarError(f"unknown rule {rule!r}: the rules are {', '.join(RULES)}")
@@ -93,7 +93,7 @@ def add_preference(conn: sqlite3.Connection, text: str | None, rule: str = "", v
     return Preference(cursor.lastrowid, cleaned, rule, value)
 
 
-def remove_preference(conn: sqlite3.Connection, preference_id: int) -> Preference:
+def remove_preference(conn: Connection, preference_id: int) -> Preference:
     with transaction(conn):
         found = [p for p in list_preferences(conn) if p.id == preference_id]
         if not found:
@@ -149,7 +149,7 @@ def rules_of(preferences: Sequence[Preference]) -> Rules:
     return Rules(not_before, not_after, no_days or None, max_per_day)
 
 
-def preferences_block(conn: sqlite3.Connection, owner_name: str) -> str:
+def preferences_block(conn: Connection, owner_name: str) -> str:
     """What the system prompt says about the preferences: '' when there are none (it renders as before)."""
     preferences = list_preferences(conn)
     if not preferences:

@@ -12,11 +12,11 @@ function, so both give the same busy time. The horizon rolls on each time the se
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
 
 from scheduler_agent.calendar.recurrence import CalendarError, Occurrence, digest, expand, series_text
 from scheduler_agent.calendar.types import Recurrence, from_utc_text, to_utc_text
+from scheduler_agent.storage.dialect import Connection, Row
 
 HORIZON_BACK = timedelta(days=366)
 HORIZON_AHEAD = timedelta(days=731)
@@ -24,7 +24,7 @@ MATERIALISE_CAP = 20_000  # occurrences of one series over the horizon; a denser
 
 
 def store_series(
-    conn: sqlite3.Connection,
+    conn: Connection,
     event_id: int,
     components: str,
     zone: str,
@@ -57,18 +57,18 @@ def store_series(
     )
 
 
-def store_recurrence(conn: sqlite3.Connection, event_id: int, tz: str, recurrence: Recurrence, title: str) -> None:
+def store_recurrence(conn: Connection, event_id: int, tz: str, recurrence: Recurrence, title: str) -> None:
     """Keep an event made here (a rule, RDATEs, EXDATEs in `tz`) as a series, like an imported one."""
     first = _first(conn, event_id)
     store_series(conn, event_id, series_text(first, tz, recurrence, title), tz, tz)
 
 
-def _first(conn: sqlite3.Connection, event_id: int) -> tuple[datetime, datetime]:
+def _first(conn: Connection, event_id: int) -> tuple[datetime, datetime]:
     row = conn.execute("SELECT start_utc, end_utc FROM events WHERE id = ?", (event_id,)).fetchone()
     return from_utc_text(row[0]), from_utc_text(row[1])
 
 
-def live_occurrences(row: sqlite3.Row, start: datetime, end: datetime) -> list[Occurrence]:
+def live_occurrences(row: Row, start: datetime, end: datetime) -> list[Occurrence]:
     """Expand one repeating event's row (from `events_for`'s live query) over [start, end)."""
     first = (from_utc_text(row["start_utc"]), from_utc_text(row["end_utc"]))
     if row["components"] is not None:
@@ -90,7 +90,7 @@ def _utc_list(text: str) -> tuple[datetime, ...]:
     return tuple(from_utc_text(part) for part in text.split())
 
 
-def components_of(conn: sqlite3.Connection, event_id: int) -> tuple[str, str, str] | None:
+def components_of(conn: Connection, event_id: int) -> tuple[str, str, str] | None:
     """The stored (components, zone, day_zone) of a series imported from a file or feed, or None."""
     row = conn.execute("SELECT components, zone, day_zone FROM event_series WHERE event_id = ?", (event_id,)).fetchone()
     return None if row is None else (row[0], row[1], row[2])

@@ -7,12 +7,12 @@ the person keyed `you`. Errors a person (or the model) can fix are `CalendarErro
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.storage.dialect import Row
 
 OWNER_KEY = "you"
 SET_OWNER_HINT = (
@@ -232,7 +232,7 @@ def check_buffer(minutes: int) -> int:
     return minutes
 
 
-def person_from_row(row: sqlite3.Row) -> Person:
+def person_from_row(row: Row) -> Person:
     columns = row.keys()
     lunch = row["lunch"] if "lunch" in columns else ""
     return Person(

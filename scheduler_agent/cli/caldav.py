@@ -21,7 +21,7 @@ from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, default_db_path
 from scheduler_agent.cli.render import examples
-from scheduler_agent.storage.db import open_db
+from scheduler_agent.storage.db import Connection, open_db
 
 EmailOption = Annotated[
     str | None, typer.Option("--email", help="Their e-mail address: invited (ATTENDEE) to what is booked.")
@@ -32,7 +32,7 @@ CalDAVUrlOption = Annotated[
 ]
 
 
-def _open(db: Path | None) -> sqlite3.Connection:
+def _open(db: Path | None) -> Connection:
     path = db if db is not None else default_db_path()
     try:
         return open_db(path)
@@ -173,7 +173,7 @@ def backends_command(db: DbOption = None) -> None:
             raise typer.Exit(1)
 
 
-def _check_caldav(conn: sqlite3.Connection, connection: cc.Connection) -> int:
+def _check_caldav(conn: Connection, connection: cc.Connection) -> int:
     from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
     from scheduler_agent.calendar.people import list_people
 
@@ -203,7 +203,7 @@ def _check_caldav(conn: sqlite3.Connection, connection: cc.Connection) -> int:
     return failed
 
 
-def save_contact(conn: sqlite3.Connection, key: str, email: str | None, caldav_url: str | None) -> str:
+def save_contact(conn: Connection, key: str, email: str | None, caldav_url: str | None) -> str:
     """For `calendar add-person --email/--caldav`: store them; a sentence saying what was stored, or ''."""
     if email is None and caldav_url is None:
         return ""

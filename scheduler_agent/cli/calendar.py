@@ -39,7 +39,7 @@ from scheduler_agent.cli.caldav import CalDAVUrlOption, EmailOption, register, s
 from scheduler_agent.cli.calendar_json import busy_json
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, TodayOption, default_db_path
-from scheduler_agent.storage.db import open_db, transaction
+from scheduler_agent.storage.db import Connection, open_db, transaction
 
 calendar_app = typer.Typer(
     name="calendar",
@@ -104,7 +104,7 @@ def for_people(text: str) -> str:
     return text
 
 
-def connect(db: Path | None) -> sqlite3.Connection:
+def connect(db: Path | None) -> Connection:
     """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
     path = db if db is not None else default_db_path()
     try:
@@ -115,7 +115,7 @@ def connect(db: Path | None) -> sqlite3.Connection:
         ) from None
 
 
-def clock_for(conn: sqlite3.Connection, today: str | None) -> Clock:
+def clock_for(conn: Connection, today: str | None) -> Clock:
     """Real time, or the `--today` pin read as the owner's wall-clock time (ValueError if malformed)."""
     if today is None:
         return Clock()
@@ -124,7 +124,7 @@ def clock_for(conn: sqlite3.Connection, today: str | None) -> Clock:
 
 
 @contextmanager
-def _calendar(db: Path | None, read_only: bool = False) -> Iterator[sqlite3.Connection]:
+def _calendar(db: Path | None, read_only: bool = False) -> Iterator[Connection]:
     """The open calendar for one command, with person-facing errors; `read_only`: a --db file that does not
     exist is refused, never created empty."""
     with person_facing():
@@ -207,7 +207,7 @@ def set_owner_command(
 
 
 def _edit(
-    conn: sqlite3.Connection,
+    conn: Connection,
     key: str,
     name: str | None,
     tz: str | None,
@@ -403,7 +403,7 @@ def _span(event: Event, zone: ZoneInfo) -> str:
 
 
 def _week_lines(
-    conn: sqlite3.Connection,
+    conn: Connection,
     tools: CalendarTools,
     owner: Person,
     other: Person | None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -11,6 +10,7 @@ from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.slots import monday_of, week_span
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import CalendarError, Person
+from scheduler_agent.storage.db import Connection
 
 
 def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
@@ -22,7 +22,7 @@ def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
 
 
 def busy_json(
-    conn: sqlite3.Connection,
+    conn: Connection,
     who: Person,
     owner: Person,
     tools: CalendarTools,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 
 import typer
@@ -12,6 +11,7 @@ from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import DbOption, default_db_path
+from scheduler_agent.storage.db import Connection
 
 db_app = typer.Typer(
     name="db",
@@ -27,7 +27,7 @@ def mask(location: str) -> str:
     return re.sub(r"^([A-Za-z][\w+.-]*:/{1,2}[^:/@]*:)[^@]*@", r"\1***@", location)
 
 
-def existing(db: Path | None) -> sqlite3.Connection:
+def existing(db: Path | None) -> Connection:
     """The database for a command that only reads it: a file given with --db that does not exist is refused
     (never created empty); the default file is opened, created if need be, as for any command."""
     if db is not None and not db.exists():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import TYPE_CHECKING, Any, TextIO
 
 from scheduler_agent.agent.events import Event, ReplyReceived, ToolAnswered, TurnEnded, TurnOutcome
 from scheduler_agent.cli.render import USAGE_KEYS, add_usage, reply_cost
+from scheduler_agent.storage.db import Connection
 
 if TYPE_CHECKING:
     from scheduler_agent.api.prices import Cost
@@ -19,7 +19,7 @@ class JsonReport:
     `{conversation, outcome, exit_code, exit_reason, text, tool_calls: [{id, name, input, result, is_error,
     status}], booked_event_ids, usage, cost: {usd, estimated}, iterations: [{usage, cost}]}`."""
 
-    def __init__(self, out: TextIO, conn: sqlite3.Connection) -> None:
+    def __init__(self, out: TextIO, conn: Connection) -> None:
         self.out, self.conn = out, conn
         self.calls: list[dict[str, Any]] = []
         self.iterations: list[dict[str, Any]] = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ from scheduler_agent.cli.calendar import clock_for, connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import RunOptions, TurnOptions, run_options, turn_options
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
+from scheduler_agent.storage.db import Connection
 
 if TYPE_CHECKING:
     from anthropic import Anthropic
@@ -188,7 +188,7 @@ def has_credentials(client: Anthropic) -> bool:
     return client.api_key is not None or client.auth_token is not None or client.credentials is not None
 
 
-def refresh_feeds(conn: sqlite3.Connection) -> None:
+def refresh_feeds(conn: Connection) -> None:
     """Fetch the feeds older than their refresh age before the turn; say so only when one fails."""
     from scheduler_agent.calendar.feeds import refresh_due
 

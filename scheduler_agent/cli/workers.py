@@ -26,18 +26,22 @@ def _examples(*commands: str) -> str:
 db_option = click.option(
     "--db",
     "db",
-    type=click.Path(path_type=Path),
-    metavar="PATH",
+    metavar="PATH|URL",
     envvar="SCHEDULER_AGENT_DB",
     show_envvar=True,
-    help="The database the workers share (default: ~/.local/share/scheduler-agent/scheduler.db).",
+    help="The database the workers share: a SQLite file (default: ~/.local/share/scheduler-agent/scheduler.db), "
+    "or a postgresql:// URL for workers on several machines.",
 )
 
 
-def _connect(db: Path | None) -> Any:
+def _connect(db: str | None) -> Any:
     from scheduler_agent.cli.calendar import connect
+    from scheduler_agent.storage.db import open_db
+    from scheduler_agent.storage.dialect import is_url
 
-    return connect(db)
+    if db is not None and is_url(db):
+        return open_db(db)  # InputError, the password masked, when it cannot be reached
+    return connect(Path(db) if db is not None else None)
 
 
 @click.command(
@@ -58,7 +62,7 @@ def _connect(db: Path | None) -> Any:
 @click.option("--today", "today", metavar="DATE[THH:MM]", envvar="SCHEDULER_AGENT_TODAY", help="Pin the clock.")
 @db_option
 def submit_command(
-    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: Path | None
+    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: str | None
 ) -> None:
     """Store a user turn for the workers and print its conversation id at once (alone on the last line)."""
     raise click.exceptions.Exit(_submit(text, cid, yes, wait, model, today, db))
@@ -66,7 +70,7 @@ def submit_command(
 
 @person_facing()
 def _submit(
-    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: Path | None
+    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: str | None
 ) -> int:
     from scheduler_agent.agent.approval import BOOKINGS
     from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
@@ -87,13 +91,13 @@ def _submit(
 @click.command("wait", epilog=_examples("scheduler-agent wait 3", 'id=$(scheduler-agent submit "..." | tail -1)'))
 @click.argument("cid", type=int, metavar="ID")
 @db_option
-def wait_command(cid: int, db: Path | None) -> None:
+def wait_command(cid: int, db: str | None) -> None:
     """Block until a submitted turn ends and print it as `ask` does; exit as `ask` would (9: waits for approval)."""
     raise click.exceptions.Exit(_wait_on(cid, db))
 
 
 @person_facing()
-def _wait_on(cid: int, db: Path | None) -> int:
+def _wait_on(cid: int, db: str | None) -> int:
     return _wait(_connect(db), cid)
 
 
@@ -156,7 +160,7 @@ def worker_command(
     drain: bool,
     max_iterations: int | None,
     timeout: float | None,
-    db: Path | None,
+    db: str | None,
 ) -> None:
     """Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round."""
     from scheduler_agent.agent.errors import ModelRequestFailed
@@ -177,7 +181,16 @@ def worker_command(
     def say(line: str) -> None:
         click.echo(visible(line), err=True)
 
-    worker = Worker(config, lambda: _connect(db), lambda: ModelAPI(make_client(), timeout=request_timeout).send, say)
+    from scheduler_agent.storage.dialect import is_url
+    from scheduler_agent.workers.wake import Listening, Polling
+
+    listen = db is not None and is_url(db)  # PostgreSQL: idle slots LISTEN; SQLite: they poll
+    wake: Any = (lambda: Listening(db)) if listen and db is not None else Polling
+
+    def send() -> Any:
+        return ModelAPI(make_client(), timeout=request_timeout).send
+
+    worker = Worker(config, lambda: _connect(db), send, say, wake)
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda *_: worker.stop())
     say(f"worker: process {worker.slots[0].holder.pid}, {concurrency} at once, lease {lease_seconds:g} s")
@@ -191,7 +204,7 @@ def worker_command(
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
 @db_option
 @person_facing()
-def approve_command(cid: int, call: str | None, db: Path | None) -> None:
+def approve_command(cid: int, call: str | None, db: str | None) -> None:
     """Approve a side effect a submitted turn waits on; the next worker to claim the turn goes on."""
     _answer(cid, call, True, "", db)
 
@@ -207,12 +220,12 @@ def approve_command(cid: int, call: str | None, db: Path | None) -> None:
 @click.option("--reason", "reason", default="", metavar="TEXT", help="Why: the model is told, to propose another.")
 @db_option
 @person_facing()
-def decline_command(cid: int, call: str | None, reason: str, db: Path | None) -> None:
+def decline_command(cid: int, call: str | None, reason: str, db: str | None) -> None:
     """Decline a side effect a submitted turn waits on; the model hears the reason from the next worker."""
     _answer(cid, call, False, reason, db)
 
 
-def _answer(cid: int, call: str | None, approved: bool, reason: str, db: Path | None) -> None:
+def _answer(cid: int, call: str | None, approved: bool, reason: str, db: str | None) -> None:
     from scheduler_agent.workers import approvals
 
     conn = _connect(db)

@@ -6,7 +6,6 @@ credentials or the network.
 
 from __future__ import annotations
 
-import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.playback import vcr_cassette as cassette
 from scheduler_agent.playback.cassette_file import read_setup
 from scheduler_agent.storage import db
+from scheduler_agent.storage.dialect import Connection
 
 # The SDK refuses to send without a credential; replay and scripted recording need one that is not a secret.
 PLACEHOLDER_KEY = "sk-ant-placeholder-not-a-real-key"
@@ -118,7 +118,7 @@ def run_inputs(
 
 
 @contextmanager
-def calendar_from(setup: JSON, directory: Path) -> Iterator[tuple[sqlite3.Connection, Clock]]:
+def calendar_from(setup: JSON, directory: Path) -> Iterator[tuple[Connection, Clock]]:
     """A fresh calendar in `directory` (made if missing: a folder the code chose), seeded from the setup."""
     directory.mkdir(parents=True, exist_ok=True)
     conn = db.connect(directory / "calendar.db")

@@ -17,6 +17,7 @@ from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection, Row
 
 Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
 Stop = Literal["bound", "model"]
@@ -59,7 +60,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def create(conn: sqlite3.Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
+def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
     with transaction(conn):
         cursor = conn.execute(
             "INSERT INTO conversations (model, max_tokens, system, tools, stream, started_on, clock_pin)"
@@ -77,7 +78,7 @@ def create(conn: sqlite3.Connection, context: Context, *, started_on: str, clock
     return int(cursor.lastrowid or 0)
 
 
-def update_context(conn: sqlite3.Connection, cid: int, context: Context) -> None:
+def update_context(conn: Connection, cid: int, context: Context) -> None:
     """A new user turn may bring a new system prompt (a new day); the stored one is always the one in force."""
     with transaction(conn):
         conn.execute(
@@ -86,7 +87,7 @@ def update_context(conn: sqlite3.Connection, cid: int, context: Context) -> None
         )
 
 
-def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
+def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
     row = conn.execute("SELECT * FROM conversations WHERE id = ?", (cid,)).fetchone()
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
@@ -106,32 +107,32 @@ def load(conn: sqlite3.Connection, cid: int) -> tuple[Stored, list[JSON]]:
     return stored, [{"role": role, "content": json.loads(content)} for role, content in entries]
 
 
-def latest_id(conn: sqlite3.Connection) -> int | None:
+def latest_id(conn: Connection) -> int | None:
     """The most recent conversation that has entries (`-c`): one with no turn yet is nothing to continue."""
     row = conn.execute("SELECT max(conversation_id) FROM entries").fetchone()
     return int(row[0]) if row and row[0] is not None else None
 
 
-def set_stop(conn: sqlite3.Connection, cid: int, stop: Stop | None) -> None:
+def set_stop(conn: Connection, cid: int, stop: Stop | None) -> None:
     """Keep how the last turn ended ('bound', 'model'; None: done or not ended yet), for `--state stopped`."""
     with transaction(conn):
         conn.execute("UPDATE conversations SET last_stop = ? WHERE id = ?", (stop, cid))
 
 
-def delete(conn: sqlite3.Connection, cid: int) -> None:
+def delete(conn: Connection, cid: int) -> None:
     with transaction(conn):
         if conn.execute("DELETE FROM conversations WHERE id = ?", (cid,)).rowcount == 0:
             raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
 
 
-def bump(conn: sqlite3.Connection, cid: int, counter: Counter) -> None:
+def bump(conn: Connection, cid: int, counter: Counter) -> None:
     """Count one interruption of this conversation, where it is known."""
     assert counter in COUNTERS
     with transaction(conn):
         conn.execute(f"UPDATE conversations SET {counter} = {counter} + 1 WHERE id = ?", (cid,))
 
 
-def totals(conn: sqlite3.Connection) -> dict[str, int]:
+def totals(conn: Connection) -> dict[str, int]:
     """Counts over the conversations that have entries (an older version stored empty ones at a chat's start)."""
     row = conn.execute(
         "SELECT count(*), "
@@ -157,7 +158,7 @@ class Summary:
 
 
 def summaries(
-    conn: sqlite3.Connection,
+    conn: Connection,
     limit: int | None = 50,
     *,
     query: str | None = None,
@@ -204,7 +205,7 @@ def summaries(
     return found
 
 
-def _state(row: sqlite3.Row) -> str:
+def _state(row: Row) -> str:
     if row["pending"]:
         return "needs-approval"
     if row["last_stop"] is not None:
@@ -236,7 +237,7 @@ class Reply:
     body: JSON | None = None  # the whole reply, kept only when it was not appended
 
 
-def replies(conn: sqlite3.Connection, cid: int) -> list[Reply]:
+def replies(conn: Connection, cid: int) -> list[Reply]:
     """The conversation's replies in the order they arrived."""
     rows = conn.execute(
         "SELECT position, iteration, model, stop_reason, usage, request_bytes, appended, body FROM replies"
@@ -249,7 +250,7 @@ def replies(conn: sqlite3.Connection, cid: int) -> list[Reply]:
     ]
 
 
-def _insert_reply(conn: sqlite3.Connection, cid: int, reply: Reply) -> None:
+def _insert_reply(conn: Connection, cid: int, reply: Reply) -> None:
     conn.execute(
         "INSERT INTO replies (conversation_id, seq, position, iteration, model, stop_reason, usage, request_bytes,"
         " appended, body) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM replies WHERE conversation_id = ?),"
@@ -276,7 +277,7 @@ class Journal:
     stored entry if it changed (text joining a trailing user turn after a stop at the bound).
     """
 
-    def __init__(self, conn: sqlite3.Connection, cid: int, messages: list[JSON]) -> None:
+    def __init__(self, conn: Connection, cid: int, messages: list[JSON]) -> None:
         self.conn, self.cid = conn, cid
         self.stored = len(messages)
         self.last = _dumps(messages[-1]["content"]) if messages else None
@@ -312,7 +313,7 @@ class Journal:
                 )
 
 
-def rewrite(conn: sqlite3.Connection, cid: int, before: list[JSON], after: list[JSON], changes: list[str]) -> None:
+def rewrite(conn: Connection, cid: int, before: list[JSON], after: list[JSON], changes: list[str]) -> None:
     """Replace the stored list by `after` (a repair), recording the changes and the list `before` beside it."""
     with transaction(conn):
         stored = [m for m in load(conn, cid)[1]]
@@ -331,7 +332,7 @@ def rewrite(conn: sqlite3.Connection, cid: int, before: list[JSON], after: list[
         )
 
 
-def repairs(conn: sqlite3.Connection, cid: int) -> list[tuple[str, list[str]]]:
+def repairs(conn: Connection, cid: int) -> list[tuple[str, list[str]]]:
     """(when, changes) of each repair of the conversation, oldest first."""
     rows = conn.execute(
         "SELECT repaired_at, changes FROM repairs WHERE conversation_id = ? ORDER BY seq", (cid,)

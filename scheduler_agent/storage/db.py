@@ -1,4 +1,8 @@
-"""The one SQLite file: opening it, migrating it, and explicit transactions."""
+"""The database: opening it (a SQLite file, or a PostgreSQL server by URL), migrating it, transactions.
+
+`Connection` (storage/dialect.py) is what the code may call on either: `sqlite3.Connection`, or
+`pg.PgConnection` for a `postgresql://` location.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,9 @@ from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
+from scheduler_agent.storage.dialect import Connection as Connection
+from scheduler_agent.storage.dialect import Row as Row
+from scheduler_agent.storage.dialect import dialect, is_url, mask
 from scheduler_agent.storage.files import create_private, make_data_folder, require_folder
 from scheduler_agent.storage.migrations import MIGRATIONS
 
@@ -50,17 +57,48 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def open_db(db: Path | None) -> sqlite3.Connection:
-    """`connect` to `db`, or to the default file under the user's data directory when None."""
-    return connect(db if db is not None else default_db_path())
+def connect_url(url: str) -> Connection:
+    """Open the PostgreSQL database `url` names, migrated to the latest schema (needs the `postgres` extra).
+
+    InputError (one line, the password masked) when the driver is missing or the server cannot be
+    reached.
+    """
+    from scheduler_agent.agent.errors import InputError
+
+    try:
+        from scheduler_agent.storage import pg
+    except ImportError:
+        raise InputError(
+            f"{mask(url)} is a PostgreSQL database, and the PostgreSQL driver is not installed: "
+            "pip install 'scheduler-agent[postgres]'"
+        ) from None
+    try:
+        conn = pg.connect(url)
+    except pg.PgOperationalError as exc:
+        raise InputError(f"{exc}; check the URL, that the server runs, and PGPASSWORD or ~/.pgpass") from None
+    migrate(conn)
+    return conn
+
+
+def open_db(db: Path | str | None) -> Connection:
+    """`connect` to `db` (a file, or a `postgresql://` URL), or to the default file when None."""
+    if db is None:
+        return connect(default_db_path())
+    location = str(db)
+    if isinstance(db, str) and is_url(location):
+        return connect_url(location)
+    return connect(Path(db))
 
 
 @contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def transaction(conn: Connection) -> Iterator[Connection]:
     """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` if the block raises.
 
     IMMEDIATE takes the write lock at once, so a check made inside the block still holds
-    when the block writes. Inside an open transaction it nests as a SAVEPOINT.
+    when the block writes. Inside an open transaction it nests as a SAVEPOINT. On PostgreSQL
+    it is a plain BEGIN (READ COMMITTED): writers do not wait for each other, so what must not
+    race is kept by the database (constraints, the exclusion constraint on booked time) or by a
+    lock taken where the check is made (`lock_people`).
     """
     if conn.in_transaction:
         name = f"sp{next(_savepoints)}"
@@ -82,23 +120,32 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
-def migrate(conn: sqlite3.Connection) -> list[str]:
+def migrate(conn: Connection) -> list[str]:
     """Apply the migrations not yet recorded in `_migrations`, each in its own transaction.
 
     Returns the names applied. Safe to run from two processes at once: each migration is
-    re-checked after the write lock is taken.
+    re-checked after the write lock (on PostgreSQL: an advisory lock) is taken.
     """
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS _migrations ("
-        " name TEXT PRIMARY KEY,"
-        " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))"
-    )
+    postgres = dialect(conn) == "postgresql"
+    if postgres:
+        if not _pg_has_migrations_table(conn):
+            with transaction(conn):
+                _pg_lock_migrations(conn)
+                _pg_prepare(conn)
+    else:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations ("
+            " name TEXT PRIMARY KEY,"
+            " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))"
+        )
     done = set(applied_migrations(conn))
     applied: list[str] = []
     for name, apply in MIGRATIONS:
         if name in done:
             continue  # the common case takes no write lock
         with transaction(conn):
+            if postgres:
+                _pg_lock_migrations(conn)
             if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
                 continue
             apply(conn)
@@ -107,6 +154,30 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     return applied
 
 
-def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+def applied_migrations(conn: Connection) -> list[str]:
     """The names recorded in `_migrations`, in the order they were applied."""
-    return [row[0] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+    order = "seq" if dialect(conn) == "postgresql" else "rowid"  # PostgreSQL has no rowid: a serial says it
+    return [row[0] for row in conn.execute(f"SELECT name FROM _migrations ORDER BY {order}")]
+
+
+def _pg_has_migrations_table(conn: Connection) -> bool:
+    return conn.execute("SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0] is True
+
+
+def _pg_lock_migrations(conn: Connection) -> None:
+    from scheduler_agent.storage.pg import MIGRATION_LOCK
+
+    conn.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+
+
+def _pg_prepare(conn: Connection) -> None:
+    """What PostgreSQL needs before the first migration: `_migrations`, and the function that gives
+    translated `id INTEGER PRIMARY KEY` columns SQLite's behaviour (storage/pg.py)."""
+    from scheduler_agent.storage.pg import FILL_ID_FUNCTION, PgConnection
+
+    assert isinstance(conn, PgConnection)
+    conn.run_native(FILL_ID_FUNCTION)
+    conn.run_native(
+        'CREATE TABLE IF NOT EXISTS _migrations (seq BIGSERIAL, name TEXT COLLATE "C" PRIMARY KEY,'
+        " applied_at TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))"
+    )

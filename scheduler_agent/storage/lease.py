@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import socket
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 
 LEASE_SECONDS = 15 * 60.0  # renewed at every step of a turn; a step waits at most --timeout for the model
 
@@ -77,7 +77,7 @@ def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def current(conn: sqlite3.Connection, cid: int) -> Lease | None:
+def current(conn: Connection, cid: int) -> Lease | None:
     """The lease on `cid`, if one is recorded (it may have expired)."""
     row = conn.execute(
         "SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = ?", (cid,)
@@ -85,7 +85,7 @@ def current(conn: sqlite3.Connection, cid: int) -> Lease | None:
     return None if row is None else Lease(cid, Holder(row[0], int(row[1])), row[2], row[3])
 
 
-def claim(conn: sqlite3.Connection, cid: int, holder: Holder, seconds: float | None = None) -> Lease:
+def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = None) -> Lease:
     """Take the lease on `cid` for `holder` (for `seconds`, else the holder's own lease length), or raise
     ConversationBusy naming who holds it and since when."""
     now = _now()
@@ -108,7 +108,7 @@ def claim(conn: sqlite3.Connection, cid: int, holder: Holder, seconds: float | N
     return Lease(cid, holder, since, expires)
 
 
-def renew(conn: sqlite3.Connection, cid: int, holder: Holder, seconds: float | None = None) -> bool:
+def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = None) -> bool:
     """Push the expiry of `holder`'s lease on (by `seconds`, else its own lease length); False if it no
     longer holds it."""
     seconds = holder.lease_seconds if seconds is None else seconds
@@ -121,7 +121,7 @@ def renew(conn: sqlite3.Connection, cid: int, holder: Holder, seconds: float | N
     return cursor.rowcount == 1
 
 
-def release(conn: sqlite3.Connection, cid: int, holder: Holder) -> None:
+def release(conn: Connection, cid: int, holder: Holder) -> None:
     """Give the lease up (nothing happens if `holder` does not hold it)."""
     with transaction(conn):
         conn.execute(

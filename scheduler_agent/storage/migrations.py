@@ -2,14 +2,19 @@
 
 Each migration is a function of a connection, registered in order with `@migration` and
 applied once (see `db.migrate`). Never edit one that has shipped: append a new one.
+
+The same list serves SQLite and PostgreSQL. The SQL is SQLite's; storage/pg.py translates what it
+can (placeholders, serial ids, 64-bit integers, byte-order text, the created_at default), and where
+a statement must differ the migration says `if dialect(conn) == "postgresql"` beside it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 
-Migration = Callable[[sqlite3.Connection], None]
+from scheduler_agent.storage.dialect import Connection, dialect
+
+Migration = Callable[[Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = []
 
@@ -20,14 +25,14 @@ def migration(function: Migration) -> Migration:
     return function
 
 
-def _run(conn: sqlite3.Connection, *statements: str) -> None:
+def _run(conn: Connection, *statements: str) -> None:
     # One statement per execute: `executescript` would commit the migration's transaction.
     for statement in statements:
         conn.execute(statement)
 
 
 @migration
-def m001_calendar(conn: sqlite3.Connection) -> None:
+def m001_calendar(conn: Connection) -> None:
     """People (the owner is the row keyed 'you'), events in UTC, and who attends what."""
     _run(
         conn,
@@ -62,7 +67,7 @@ def m001_calendar(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m002_bookings(conn: sqlite3.Connection) -> None:
+def m002_bookings(conn: Connection) -> None:
     """What each create_event call booked, keyed by its tool_use id, written with the event itself.
 
     A resumed round finds the record and answers with it instead of booking again.
@@ -81,7 +86,7 @@ def m002_bookings(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m003_conversations(conn: sqlite3.Connection) -> None:
+def m003_conversations(conn: Connection) -> None:
     """Stored conversations: every entry of the list in order, as the JSON sent, and what else the API saw.
 
     The system prompt, tools, model and max_tokens are kept as they were sent, so a resume
@@ -118,7 +123,7 @@ def m003_conversations(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m004_approvals(conn: sqlite3.Connection) -> None:
+def m004_approvals(conn: Connection) -> None:
     """The person's answer to each side-effecting call, keyed by its tool_use id: a resumed round never asks
     twice, and a refusal is answered with the same reason."""
     _run(
@@ -136,7 +141,7 @@ def m004_approvals(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m005_recurrence(conn: sqlite3.Connection) -> None:
+def m005_recurrence(conn: Connection) -> None:
     """Repeating events, and where an imported event came from.
 
     An event with an `rrule` or `rdates` repeats: `start_utc`/`end_utc` hold its first occurrence and
@@ -165,13 +170,13 @@ def m005_recurrence(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m006_conversation_stream(conn: sqlite3.Connection) -> None:
+def m006_conversation_stream(conn: Connection) -> None:
     """Whether the conversation's requests said "stream": true, so a resume sends the same body."""
     _run(conn, "ALTER TABLE conversations ADD COLUMN stream INTEGER NOT NULL DEFAULT 0")
 
 
 @migration
-def m007_replies(conn: sqlite3.Connection) -> None:
+def m007_replies(conn: Connection) -> None:
     """Each reply the API sent, beside the list and outside it: its usage, model, stop reason, request size.
 
     `appended` is 1 when the reply is the list's entry at `position` (its content is stored there once);
@@ -199,7 +204,7 @@ def m007_replies(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m008_turn_stops(conn: sqlite3.Connection) -> None:
+def m008_turn_stops(conn: Connection) -> None:
     """How the conversation's last turn ended when it did not end done: 'bound' (the iteration bound) or
     'model' (a model stop: max_tokens, refusal, ...). NULL when it ended done, or has not ended.
 
@@ -210,7 +215,7 @@ def m008_turn_stops(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m010_leases_and_repairs(conn: sqlite3.Connection) -> None:
+def m010_leases_and_repairs(conn: Connection) -> None:
     """Who runs each conversation: one lease per conversation id, with its holder and expiry (storage/lease.py).
 
     A second process that wants to run a conversation someone holds is refused (exit 8), not let in to
@@ -242,7 +247,7 @@ def m010_leases_and_repairs(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m012_series(conn: sqlite3.Connection) -> None:
+def m012_series(conn: Connection) -> None:
     """Repeating events as iCalendar components, their occurrences over a horizon, and fast busy-time reads.
 
     `event_series` keeps a repeating event's VCALENDAR text (its master, the overrides with RECURRENCE-ID
@@ -277,6 +282,12 @@ def m012_series(conn: sqlite3.Connection) -> None:
         "CREATE INDEX occurrences_by_event ON occurrences (event_id)",
         "CREATE INDEX events_repeating ON events (start_utc) WHERE rrule IS NOT NULL OR rdates <> ''",
         "CREATE TABLE length_bounds (what TEXT PRIMARY KEY, seconds INTEGER NOT NULL)",
+    )
+    if dialect(conn) == "postgresql":
+        _pg_length_bounds(conn)
+        return
+    _run(
+        conn,
         "INSERT INTO length_bounds (what, seconds) SELECT 'event', "
         "coalesce(max(CAST(round((julianday(end_utc) - julianday(start_utc)) * 86400) AS INTEGER)), 0) FROM events",
         "INSERT INTO length_bounds (what, seconds) VALUES ('occurrence', 0)",
@@ -294,8 +305,36 @@ def m012_series(conn: sqlite3.Connection) -> None:
     )
 
 
+def _pg_length_bounds(conn: Connection) -> None:
+    """m012's bounds on PostgreSQL: no julianday() and no SQL trigger bodies there, so the lengths are
+    epoch differences and one plpgsql function keeps both bounds."""
+    seconds = (
+        "CAST(round(extract(epoch FROM CAST({row}end_utc AS timestamptz) - CAST({row}start_utc AS timestamptz)))"
+        " AS BIGINT)"
+    )
+    _run(
+        conn,
+        f"INSERT INTO length_bounds (what, seconds) SELECT 'event', coalesce(max({seconds.format(row='')}), 0) "
+        "FROM events",
+        "INSERT INTO length_bounds (what, seconds) VALUES ('occurrence', 0)",
+        f"""
+        CREATE FUNCTION length_bounds_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE length_bounds SET seconds = greatest(seconds, coalesce({seconds.format(row="NEW.")}, 0))
+            WHERE what = TG_ARGV[0];
+            RETURN NULL;
+        END $$
+        """,
+        *(
+            f"CREATE TRIGGER {table}_length AFTER INSERT OR UPDATE OF start_utc, end_utc ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION length_bounds_keep('{what}')"
+            for table, what in (("events", "event"), ("occurrences", "occurrence"))
+        ),
+    )
+
+
 @migration
-def m013_feeds(conn: sqlite3.Connection) -> None:
+def m013_feeds(conn: Connection) -> None:
     """Subscribed iCalendar feeds, and where each imported event came from: a file ('') or a feed ('feed:N').
 
     A feed's URL is a credential: it is stored here and nowhere else, and printed masked. `event_sources`
@@ -337,7 +376,7 @@ def m013_feeds(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m014_people_hours_and_preferences(conn: sqlite3.Connection) -> None:
+def m014_people_hours_and_preferences(conn: Connection) -> None:
     """People as they really work: hours per weekday, days off, a buffer around meetings, a lunch break;
     and the owner's standing preferences, which the system prompt carries into every request.
 
@@ -366,7 +405,7 @@ def m014_people_hours_and_preferences(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m015_bookings_kind_and_input(conn: sqlite3.Connection) -> None:
+def m015_bookings_kind_and_input(conn: Connection) -> None:
     """Every side effect is recorded by its tool_use id, not only bookings: the record says which tool made
     it (`create_event`, `move_event`, `cancel_event`) and a hash of the call's input, so a resumed round
     answers from the record and a reused id with another input is refused instead of answered wrongly.
@@ -382,7 +421,7 @@ def m015_bookings_kind_and_input(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m017_caldav_connections(conn: sqlite3.Connection) -> None:
+def m017_caldav_connections(conn: Connection) -> None:
     """The owner's CalDAV connection, and the local ids of the events read from or written to a server.
 
     The password is never stored: `password_source` says where it is read from each time (`env:VAR`,
@@ -417,7 +456,7 @@ def m017_caldav_connections(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m018_people_contacts(conn: sqlite3.Connection) -> None:
+def m018_people_contacts(conn: Connection) -> None:
     """People's e-mail addresses (ATTENDEE of what is booked) and the CalDAV calendar their busy time is
     read from (shared with the owner; read access is enough). A table of its own beside `people`, so
     the people rows keep their shape."""
@@ -434,7 +473,59 @@ def m018_people_contacts(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m030_work_queue(conn: sqlite3.Connection) -> None:
+def m025_booked_time(conn: Connection) -> None:
+    """The busy time the agent books: one row per attendee of each event a create_event or move_event made
+    (calendar/bookings.py `book_time` keeps it; a cancelled event takes its rows with it).
+
+    On PostgreSQL an exclusion constraint (btree_gist) makes a double booking of a person impossible
+    whatever races: two overlapping rows for one person cannot both commit. Imported time and repeating
+    series are not under it (imported calendars overlap routinely): the checks against them run under a
+    per-person advisory lock (calendar/bookings.py `lock_people`). On SQLite, where BEGIN IMMEDIATE
+    serialises every check with its write, the table is kept the same way, with no constraint.
+    """
+    rows = (
+        "SELECT DISTINCT e.id, a.person_key, {start}, {end} FROM bookings b JOIN events e ON e.id = b.event_id "
+        "JOIN event_attendees a ON a.event_id = e.id "
+        "WHERE b.kind IN ('create_event', 'move_event') AND e.rrule IS NULL AND e.rdates = ''"
+    )
+    if dialect(conn) == "postgresql":  # timestamptz columns: tstzrange needs them, and text casts are not immutable
+        _run(
+            conn,
+            "CREATE EXTENSION IF NOT EXISTS btree_gist",
+            """
+            CREATE TABLE booked_time (
+                event_id INTEGER NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+                person_key TEXT NOT NULL REFERENCES people (key) ON DELETE CASCADE,
+                start_utc TIMESTAMPTZ NOT NULL,
+                end_utc TIMESTAMPTZ NOT NULL CHECK (start_utc < end_utc),
+                PRIMARY KEY (event_id, person_key),
+                CONSTRAINT booked_time_no_overlap
+                    EXCLUDE USING gist (person_key WITH =, tstzrange(start_utc, end_utc) WITH &&)
+            )
+            """,
+            "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
+            + rows.format(start="CAST(e.start_utc AS TIMESTAMPTZ)", end="CAST(e.end_utc AS TIMESTAMPTZ)"),
+        )
+        return
+    _run(
+        conn,
+        """
+        CREATE TABLE booked_time (
+            event_id INTEGER NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+            person_key TEXT NOT NULL REFERENCES people (key) ON DELETE CASCADE,
+            start_utc TEXT NOT NULL,
+            end_utc TEXT NOT NULL CHECK (start_utc < end_utc),
+            PRIMARY KEY (event_id, person_key)
+        )
+        """,
+        "CREATE INDEX booked_time_by_person ON booked_time (person_key, start_utc)",
+        "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
+        + rows.format(start="e.start_utc", end="e.end_utc"),
+    )
+
+
+@migration
+def m030_work_queue(conn: Connection) -> None:
     """The turns handed to workers (`submit`): one row per conversation, what it waits for and how it ended.
 
     `text` is the submitted text while no worker has put it in the list yet (`base`: the list's length
@@ -464,7 +555,7 @@ def m030_work_queue(conn: sqlite3.Connection) -> None:
 
 
 @migration
-def m031_pending_approvals(conn: sqlite3.Connection) -> None:
+def m031_pending_approvals(conn: Connection) -> None:
     """Side effects a worker could not ask anyone about: they wait, by tool_use id, for `approve`/`decline`
     (the answer itself goes to `approvals`, m004, as a person's answer at a terminal does)."""
     _run(

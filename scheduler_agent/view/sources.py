@@ -8,7 +8,6 @@ request size (migration m007_replies), so its requests are the list's prefixes.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,14 @@ from scheduler_agent.agent.types import JSON
 from scheduler_agent.api import sse
 from scheduler_agent.playback.cassette_file import METADATA_KEY
 from scheduler_agent.storage import conversations
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.view.trace import Exchange, Trace, assemble
 
 SCRIPTED = "The replies were scripted, so their token counts are estimates (about four bytes a token), marked ≈."
 NO_USAGE = "A dump holds no replies, so every token count is an estimate (about four bytes a token), marked ≈."
 
 
-def from_conversation(conn: sqlite3.Connection, cid: int) -> Trace:
+def from_conversation(conn: Connection, cid: int) -> Trace:
     """A stored conversation: request i sent the list's first `position` entries (the store keeps no trim)."""
     record, messages = conversations.load(conn, cid)
     context = record.context

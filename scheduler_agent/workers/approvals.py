@@ -11,7 +11,6 @@ resumes it, and ApprovingToolbox finds the answer instead of asking.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ from scheduler_agent.agent.approval import Decide, Decision
 from scheduler_agent.agent.errors import AgentError, InputError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workers import queue
 
 
@@ -42,7 +42,7 @@ class Pending:
 Others = Callable[[JSON], list[tuple[JSON, str]]]
 
 
-def waiting_decide(conn: sqlite3.Connection, cid: int, others: Others = lambda call: []) -> Decide:
+def waiting_decide(conn: Connection, cid: int, others: Others = lambda call: []) -> Decide:
     """A Decide that asks no one: the call (and `others(call)`) wait as pending; the turn stops."""
 
     def decide(call: JSON, summary: str) -> Decision:
@@ -62,7 +62,7 @@ def waiting_decide(conn: sqlite3.Connection, cid: int, others: Others = lambda c
     return decide
 
 
-def pending(conn: sqlite3.Connection, cid: int | None = None) -> list[Pending]:
+def pending(conn: Connection, cid: int | None = None) -> list[Pending]:
     """The calls waiting for an answer (of conversation `cid`, or all), oldest first."""
     where, params = ("WHERE conversation_id = ?", (cid,)) if cid is not None else ("", ())
     rows = conn.execute(
@@ -72,7 +72,7 @@ def pending(conn: sqlite3.Connection, cid: int | None = None) -> list[Pending]:
     return [Pending(*row) for row in rows]
 
 
-def answer(conn: sqlite3.Connection, cid: int, call_id: str | None, approved: bool, reason: str = "") -> Pending:
+def answer(conn: Connection, cid: int, call_id: str | None, approved: bool, reason: str = "") -> Pending:
     """Record the person's answer to one waiting call of `cid` (`call_id`, or the only one waiting).
 
     When no call of `cid` waits any more, its turn is queued again for the next worker."""

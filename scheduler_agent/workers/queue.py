@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import socket
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,8 +30,13 @@ from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations, lease
 from scheduler_agent.storage.conversations import Context
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection, dialect
+from scheduler_agent.workers.wake import notify
 
 STATES = ("queued", "needs-approval", "done", "failed")
+# PostgreSQL: concurrent claims lock the candidates they look at and skip those another claim holds, so
+# no two workers wait on (or take) the same row. SQLite: BEGIN IMMEDIATE already lets one claim in at a time.
+_SKIP_LOCKED = {"postgresql": " FOR UPDATE OF q SKIP LOCKED", "sqlite": ""}
 CANDIDATES = 16  # queued rows looked at per claim: the first whose lease lapsed (or has none) is taken
 
 
@@ -69,7 +73,7 @@ def now_iso() -> str:
 
 
 def submit(
-    conn: sqlite3.Connection,
+    conn: Connection,
     text: str,
     *,
     context: Context,
@@ -97,10 +101,11 @@ def submit(
             " claims = 0, claimed_at = NULL, finished_at = NULL, exit_code = NULL, answer = '', statement = ''",
             (cid, "queued", text, base, json.dumps(sorted(approved)), now_iso()),
         )
+        notify(conn)
     return cid
 
 
-def _check_can_take_a_turn(conn: sqlite3.Connection, cid: int) -> int:
+def _check_can_take_a_turn(conn: Connection, cid: int) -> int:
     """The list's length, when conversation `cid` can take a new turn; otherwise a clear refusal."""
     record, messages = conversations.load(conn, cid)
     row = conn.execute("SELECT state FROM work_queue WHERE conversation_id = ?", (cid,)).fetchone()
@@ -118,14 +123,14 @@ def _check_can_take_a_turn(conn: sqlite3.Connection, cid: int) -> int:
     return len(messages)
 
 
-def claim(conn: sqlite3.Connection, holder: lease.Holder) -> Claim | None:
+def claim(conn: Connection, holder: lease.Holder) -> Claim | None:
     """Take the oldest queued turn that nobody runs (no lease, or one that lapsed) and lease it to `holder`."""
     with transaction(conn):
         rows = conn.execute(
             "SELECT q.conversation_id, q.text, q.base, q.approved, q.claims, l.holder_host, l.holder_pid, l.expires"
             " FROM work_queue q LEFT JOIN leases l ON l.conversation_id = q.conversation_id"
             " WHERE q.state = 'queued' AND (l.conversation_id IS NULL OR l.expires < ? OR l.holder_host LIKE ?)"
-            " ORDER BY q.submitted_at, q.conversation_id LIMIT ?",
+            " ORDER BY q.submitted_at, q.conversation_id LIMIT ?" + _SKIP_LOCKED[dialect(conn)],
             (now_iso(), _host_of(holder) + "%", CANDIDATES),
         ).fetchall()
         for cid, text, base, approved, claims, host, pid, expires in rows:
@@ -133,7 +138,8 @@ def claim(conn: sqlite3.Connection, holder: lease.Holder) -> Claim | None:
                 continue
             lease.claim(conn, cid, holder)
             conn.execute(
-                "UPDATE work_queue SET claims = claims + 1, claimed_at = coalesce(claimed_at, ?) WHERE conversation_id = ?",
+                "UPDATE work_queue SET claims = claims + 1, claimed_at = coalesce(claimed_at, ?)"
+                " WHERE conversation_id = ?",
                 (now_iso(), cid),
             )
             return Claim(int(cid), text, int(base), frozenset(json.loads(approved)), int(claims) + 1)
@@ -154,7 +160,7 @@ def lapsed(holder: lease.Holder, expires: str) -> bool:
     return expires < now_iso() or holder.alive() is False
 
 
-def finish(conn: sqlite3.Connection, cid: int, outcome: TurnOutcome) -> None:
+def finish(conn: Connection, cid: int, outcome: TurnOutcome) -> None:
     """The turn ended as `ask` would have: its exit code, the model's last text, the statement of any stop."""
     with transaction(conn):
         conn.execute(
@@ -164,7 +170,7 @@ def finish(conn: sqlite3.Connection, cid: int, outcome: TurnOutcome) -> None:
         )
 
 
-def finish_from_list(conn: sqlite3.Connection, cid: int) -> None:
+def finish_from_list(conn: Connection, cid: int) -> None:
     """A worker died after the last answer was stored but before it said so: the list says it is done."""
     _, messages = conversations.load(conn, cid)
     last = messages[-1]["content"] if messages else ""
@@ -177,7 +183,7 @@ def finish_from_list(conn: sqlite3.Connection, cid: int) -> None:
         )
 
 
-def fail(conn: sqlite3.Connection, cid: int, holder: lease.Holder, statement: str, exit_code: int = 1) -> bool:
+def fail(conn: Connection, cid: int, holder: lease.Holder, statement: str, exit_code: int = 1) -> bool:
     """Mark the turn failed (it needs a person), unless another worker has taken it up meanwhile."""
     try:
         lease.claim(conn, cid, holder)
@@ -195,7 +201,7 @@ def fail(conn: sqlite3.Connection, cid: int, holder: lease.Holder, statement: st
         lease.release(conn, cid, holder)
 
 
-def status(conn: sqlite3.Connection, cid: int) -> Status:
+def status(conn: Connection, cid: int) -> Status:
     row = conn.execute(
         "SELECT state, exit_code, answer, statement, base FROM work_queue WHERE conversation_id = ?", (cid,)
     ).fetchone()
@@ -208,7 +214,7 @@ def status(conn: sqlite3.Connection, cid: int) -> Status:
     return Status(cid, row[0], row[1], row[2] or "", row[3] or "", int(row[4]))
 
 
-def wait(conn: sqlite3.Connection, cid: int, poll: float = 0.2, idle: Callable[[], object] = lambda: None) -> Status:
+def wait(conn: Connection, cid: int, poll: float = 0.2, idle: Callable[[], object] = lambda: None) -> Status:
     """Block until the submitted turn of `cid` ends (done, failed, or waiting for approval).
 
     `idle()` is called once if it has to wait at all (to say so)."""
@@ -221,13 +227,14 @@ def wait(conn: sqlite3.Connection, cid: int, poll: float = 0.2, idle: Callable[[
     return found
 
 
-def queued(conn: sqlite3.Connection) -> int:
+def queued(conn: Connection) -> int:
     """How many turns wait for a worker, run or not."""
     return int(conn.execute("SELECT count(*) FROM work_queue WHERE state = 'queued'").fetchone()[0])
 
 
-def requeue(conn: sqlite3.Connection, cid: int) -> None:
+def requeue(conn: Connection, cid: int) -> None:
     """Every pending approval of `cid` was answered: the next worker to claim it goes on."""
     conn.execute(
         "UPDATE work_queue SET state = 'queued' WHERE conversation_id = ? AND state = 'needs-approval'", (cid,)
     )
+    notify(conn)

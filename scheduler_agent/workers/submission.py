@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from scheduler_agent.agent.events import Event
 from scheduler_agent.agent.session import Session, Settings, refuse_empty
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workers import queue
 
 
@@ -21,7 +20,7 @@ def _quiet(event: Event) -> None:
 
 
 def submit_turn(
-    conn: sqlite3.Connection,
+    conn: Connection,
     text: str,
     *,
     clock: Clock,

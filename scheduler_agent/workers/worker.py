@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sqlite3
 import threading
 import traceback
 from collections.abc import Callable
@@ -29,8 +28,10 @@ from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations, lease
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workers import queue
 from scheduler_agent.workers.approvals import NeedsApproval, waiting_decide
+from scheduler_agent.workers.wake import Polling
 
 DEFAULT_LEASE_SECONDS = 30.0
 POLL_FIRST, POLL_MAX = 0.05, 1.0  # seconds: an idle slot looks again after this, doubling up to the max
@@ -38,18 +39,6 @@ POLL_FIRST, POLL_MAX = 0.05, 1.0  # seconds: an idle slot looks again after this
 
 class StopAfterRound(BaseException):
     """The worker is stopping: the round just stored is the last this slot runs."""
-
-
-class Wake:
-    """How an idle slot waits for work: polling with a back-off (the only way on SQLite)."""
-
-    def wait(self, stop: threading.Event, seconds: float) -> bool:
-        """Wait up to `seconds` (or until `stop`); True when told that work arrived."""
-        stop.wait(seconds)
-        return False
-
-    def close(self) -> None:
-        """Nothing to let go of when polling."""
 
 
 @dataclass(frozen=True)
@@ -68,15 +57,16 @@ class Slot:
 
 
 class Worker:
-    """Runs queued turns until `stop()`; `connect()` opens a connection (one per thread)."""
+    """Runs queued turns until `stop()`; `connect()` opens a connection (one per thread), `wake()` what an
+    idle slot waits on (polling, or LISTEN on PostgreSQL)."""
 
     def __init__(
         self,
         config: WorkerConfig,
-        connect: Callable[[], sqlite3.Connection],
+        connect: Callable[[], Connection],
         make_send: Callable[[], Send],
         say: Callable[[str], object],
-        wake: Callable[[], Wake] = Wake,
+        wake: Callable[[], Polling] = Polling,
     ) -> None:
         self.config, self.connect, self.make_send, self.say, self.wake = config, connect, make_send, say, wake
         self.stopping = threading.Event()
@@ -130,7 +120,7 @@ class Worker:
             wake.close()
             conn.close()
 
-    def _run(self, conn: sqlite3.Connection, send: Send, slot: Slot, claimed: queue.Claim) -> None:
+    def _run(self, conn: Connection, send: Send, slot: Slot, claimed: queue.Claim) -> None:
         cid = claimed.cid
         record, messages = conversations.load(conn, cid)
         settings = dataclasses.replace(self.config.settings, model=record.context.model, stream=record.context.stream)
@@ -190,7 +180,7 @@ class Worker:
 class _Listener:
     """What the worker hears of a turn: its end goes to the queue while the lease is still held."""
 
-    def __init__(self, conn: sqlite3.Connection, cid: int, stopping: threading.Event) -> None:
+    def __init__(self, conn: Connection, cid: int, stopping: threading.Event) -> None:
         self.conn, self.cid, self.stopping = conn, cid, stopping
         self.ended = False
 

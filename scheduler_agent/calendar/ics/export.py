@@ -6,7 +6,6 @@ VTIMEZONEs kept); an event made here from its columns. UIDs are the project's (`
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -20,6 +19,7 @@ from scheduler_agent.calendar.ics.scan import IcsError
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.series import components_of
 from scheduler_agent.calendar.types import EventRecord, Person
+from scheduler_agent.storage.dialect import Connection
 
 PRODID = "-//scheduler-agent//scheduler-agent//EN"
 UID_DOMAIN = "scheduler-agent"
@@ -33,7 +33,7 @@ class Exported:
     recurring: int
 
 
-def export_calendar(conn: sqlite3.Connection, person: Person | None = None) -> Exported:
+def export_calendar(conn: Connection, person: Person | None = None) -> Exported:
     """Every event (or `person`'s) as one RFC 5545 iCalendar text."""
     names = {p.key: p.name for p in [get_owner(conn), *list_people(conn)]}
     records = event_records(conn, person.key if person is not None else None)

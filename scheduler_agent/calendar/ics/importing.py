@@ -7,7 +7,6 @@ and an interrupted one leaves nothing behind.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from scheduler_agent.calendar.ics.read import ReadCalendar, read_ics
@@ -15,9 +14,10 @@ from scheduler_agent.calendar.ics.scan import IcsError
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.people import get_owner, list_people, match_people, names_owner
 from scheduler_agent.calendar.types import OWNER_KEY, ImportCounts, Person
+from scheduler_agent.storage.dialect import Connection
 
 
-def person_named(conn: sqlite3.Connection, text: str) -> Person:
+def person_named(conn: Connection, text: str) -> Person:
     """The owner (`you`, `me`, their name) or the one person `text` names; else IcsError saying who exists."""
     owner = get_owner(conn)
     if names_owner(owner, text):
@@ -35,7 +35,7 @@ def person_named(conn: sqlite3.Connection, text: str) -> Person:
     )
 
 
-def import_file(conn: sqlite3.Connection, path: Path, person_text: str = OWNER_KEY, *, strict: bool = False) -> str:
+def import_file(conn: Connection, path: Path, person_text: str = OWNER_KEY, *, strict: bool = False) -> str:
     """Import the .ics file at `path` as `person_text`'s busy time; return what happened, one line per point.
 
     Lenient by default: an event that cannot be read is skipped and named; `strict` refuses the file

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sqlite3
 from collections.abc import Mapping
 from datetime import date
 from functools import cache
@@ -39,6 +38,7 @@ from scheduler_agent.calendar.tools.inputs import (
     resolve_person,
 )
 from scheduler_agent.calendar.types import CalendarError, Person
+from scheduler_agent.storage.dialect import Connection
 
 __all__ = [
     "DEFAULT_MINUTES",
@@ -82,7 +82,7 @@ class CalendarTools:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         clock: Clock,
         deadline_seconds: float = TOOL_DEADLINE_SECONDS,
         calendar: Calendar | None = None,

@@ -11,6 +11,7 @@ from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Calendar, Key
 from scheduler_agent.calendar.bookings import Booking, input_hash
 from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.storage.dialect import BookedTimeTaken
 from scheduler_agent.testing import faults
 
 
@@ -67,6 +68,25 @@ def change_once(
     CLI) no record is kept.
     """
     key = key_for(name, arguments, tool_use_id)
+    try:
+        text = _once(ctx, name, key, deadline, make)
+    except BookedTimeTaken:
+        # PostgreSQL's exclusion constraint: a booking committed meanwhile holds the slot. All was rolled back;
+        # run again, and the checks see that booking and answer with the usual conflict text.
+        try:
+            text = _once(ctx, name, key, deadline, make)
+        except BookedTimeTaken:
+            raise ToolError(
+                "that time was booked by another call while this one was checked. Nothing was changed; "
+                "call find_free_slots again and pick another time."
+            ) from None
+    faults.reach("after_calendar_write")
+    return text
+
+
+def _once(
+    ctx: Context, name: str, key: Key | None, deadline: Deadline | None, make: Callable[[Key | None], str]
+) -> str:
     with ctx.calendar.atomic():
         done = already_done(ctx, key)
         if done is not None:
@@ -74,7 +94,6 @@ def change_once(
         text = make(key)
         if deadline is not None:
             deadline.check(name)
-    faults.reach("after_calendar_write")
     return text
 
 
