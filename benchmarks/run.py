@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import inputs, loop_rows, process_rows
+from benchmarks import workers as worker_rows
 from benchmarks.common import Row, bench_env, print_table
 
 
@@ -55,6 +56,7 @@ FIGURES = (
     "`create_event`'s conflict check",
     "resume of a",
     "`calendar import` of",
+    "workers (SQLite)",
 )
 
 
@@ -103,6 +105,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None]) -> 
             "`calendar import` of",
             lambda: [process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events))],
         ),
+        ("workers", lambda: worker_rows.suite_rows(folder, sizes == QUICK, say)),  # issue 16
     ]
     for name, make in plan:
         started = time.perf_counter()
