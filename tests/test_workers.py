@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import worker_stores
 from helpers import DUMMY_KEY, demo_clock
 
 from scheduler_agent.agent.approval import BOOKINGS
@@ -21,7 +22,6 @@ from scheduler_agent.agent.errors import AgentError, InputError
 from scheduler_agent.agent.request import DEFAULT_MODEL
 from scheduler_agent.agent.session import Settings
 from scheduler_agent.api.client import ModelAPI, make_client
-from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations, db, lease
 from scheduler_agent.storage.dialect import Connection
@@ -35,19 +35,8 @@ from scheduler_agent.workers.worker import Worker, WorkerConfig
 SETTINGS = Settings(DEFAULT_MODEL, max_iterations=8, strict=True)
 
 
-Location = Path | str  # a SQLite file, or a PostgreSQL URL
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest, demo_db: Path) -> Location:
-    """The demo calendar on each database: the SQLite file, and a new PostgreSQL database (pgstore's fixture)."""
-    if request.param == "sqlite":
-        return demo_db
-    url: str = request.getfixturevalue("pg_url")
-    conn = db.open_db(url)
-    seed_demo(conn)
-    conn.close()
-    return url
+Location = worker_stores.Location
+store = worker_stores.store  # the demo calendar on each database (a fixture)
 
 
 @pytest.fixture

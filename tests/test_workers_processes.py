@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import worker_stores
 from helpers import DUMMY_KEY, demo_clock
 
 from scheduler_agent.agent.approval import BOOKINGS
 from scheduler_agent.agent.request import DEFAULT_MODEL
 from scheduler_agent.agent.session import Settings
-from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.storage.dialect import Connection
@@ -32,7 +32,7 @@ from scheduler_agent.workers import queue
 from scheduler_agent.workers.submission import submit_turn
 
 SETTINGS = Settings(DEFAULT_MODEL, max_iterations=8)
-WORKER = ["from scheduler_agent.cli.workers import worker_command; worker_command()"]  # TEMPORARY until the Click port
+WORKER = ["from scheduler_agent.cli import main; main()", "worker"]  # the real CLI, as a user runs it
 DEADLINE = 120.0  # seconds any wait here may take before the test fails
 
 
@@ -97,19 +97,8 @@ def finish(process: subprocess.Popen[str]) -> tuple[int, str]:
     return process.returncode, err
 
 
-Location = Path | str  # a SQLite file, or a PostgreSQL URL
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest, demo_db: Path) -> Location:
-    """The demo calendar on each database: the SQLite file, and a new PostgreSQL database (pgstore's fixture)."""
-    if request.param == "sqlite":
-        return demo_db
-    url: str = request.getfixturevalue("pg_url")
-    conn = db.open_db(url)
-    seed_demo(conn)
-    conn.close()
-    return url
+Location = worker_stores.Location
+store = worker_stores.store  # the demo calendar on each database (a fixture)
 
 
 @pytest.fixture

@@ -13,14 +13,12 @@ from typing import Any
 
 import click
 
+from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
+from scheduler_agent.cli.options import model_option, today_option
 from scheduler_agent.cli.render import entry_lines, visible
 
 NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
-
-
-def _examples(*commands: str) -> str:
-    return "Examples:\n\n\b\n" + "\n".join(f"  {command}" for command in commands)
 
 
 db_option = click.option(
@@ -44,42 +42,40 @@ def _connect(db: str | None) -> Any:
     return connect(Path(db) if db is not None else None)
 
 
-@click.command(
+@command(
     "submit",
-    epilog=_examples(
+    epilog=examples(
         'scheduler-agent submit "Find 30 minutes with Priya next week"',
         'scheduler-agent submit --yes --wait "Book Priya Monday 2pm"',
         'scheduler-agent submit --cid 3 "Make it 45 minutes"',
     ),
 )
-@click.argument("text", metavar="TEXT")
+@argument("text", "What to schedule, in plain words.", "TEXT")
 @click.option("--cid", "cid", type=int, metavar="ID", help="Add the turn to this stored conversation.")
 @click.option(
     "-y", "--yes", "yes", is_flag=True, help="Approve bookings and moves without asking (as `ask --yes` does)."
 )
 @click.option("--wait", "wait", is_flag=True, help="Then block until the turn ends and print it, as `wait` does.")
-@click.option("-m", "--model", "model", metavar="MODEL", envvar="SCHEDULER_AGENT_MODEL", default=None)
-@click.option("--today", "today", metavar="DATE[THH:MM]", envvar="SCHEDULER_AGENT_TODAY", help="Pin the clock.")
+@model_option
+@today_option
 @db_option
 def submit_command(
-    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: str | None
+    text: str, cid: int | None, yes: bool, wait: bool, model: str, today: str | None, db: str | None
 ) -> None:
     """Store a user turn for the workers and print its conversation id at once (alone on the last line)."""
     raise click.exceptions.Exit(_submit(text, cid, yes, wait, model, today, db))
 
 
 @person_facing()
-def _submit(
-    text: str, cid: int | None, yes: bool, wait: bool, model: str | None, today: str | None, db: str | None
-) -> int:
+def _submit(text: str, cid: int | None, yes: bool, wait: bool, model: str, today: str | None, db: str | None) -> int:
     from scheduler_agent.agent.approval import BOOKINGS
-    from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
+    from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS
     from scheduler_agent.agent.session import Settings
     from scheduler_agent.cli.calendar import clock_for
     from scheduler_agent.workers.submission import submit_turn
 
     conn = _connect(db)
-    settings = Settings(model or DEFAULT_MODEL, DEFAULT_MAX_ITERATIONS, stream=True)  # as `ask` sends it
+    settings = Settings(model, DEFAULT_MAX_ITERATIONS, stream=True)  # as `ask` sends it
     clock = clock_for(conn, today)
     approved = BOOKINGS if yes else frozenset()
     cid = submit_turn(conn, text, clock=clock, settings=settings, cid=cid, approved=approved)
@@ -88,8 +84,8 @@ def _submit(
     return _wait(conn, cid) if wait else 0
 
 
-@click.command("wait", epilog=_examples("scheduler-agent wait 3", 'id=$(scheduler-agent submit "..." | tail -1)'))
-@click.argument("cid", type=int, metavar="ID")
+@command("wait", epilog=examples("scheduler-agent wait 3", 'id=$(scheduler-agent submit "..." | tail -1)'))
+@argument("cid", "The conversation id `submit` printed.", "ID", type=int)
 @db_option
 def wait_command(cid: int, db: str | None) -> None:
     """Block until a submitted turn ends and print it as `ask` does; exit as `ask` would (9: waits for approval)."""
@@ -130,9 +126,9 @@ def _wait(conn: Any, cid: int) -> int:
     return status.exit_code or 0
 
 
-@click.command(
+@command(
     "worker",
-    epilog=_examples(
+    epilog=examples(
         "scheduler-agent worker", "scheduler-agent worker --concurrency 4 --lease 30", "scheduler-agent worker --drain"
     ),
 )
@@ -199,8 +195,8 @@ def worker_command(
     say(f"worker: stopped; {finished} turn(s) finished here")
 
 
-@click.command("approve", epilog=_examples("scheduler-agent approve 3", "scheduler-agent approve 3 --call toolu_01AbC"))
-@click.argument("cid", type=int, metavar="ID")
+@command("approve", epilog=examples("scheduler-agent approve 3", "scheduler-agent approve 3 --call toolu_01AbC"))
+@argument("cid", "The conversation id `submit` printed.", "ID", type=int)
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
 @db_option
 @person_facing()
@@ -209,13 +205,11 @@ def approve_command(cid: int, call: str | None, db: str | None) -> None:
     _answer(cid, call, True, "", db)
 
 
-@click.command(
+@command(
     "decline",
-    epilog=_examples(
-        'scheduler-agent decline 3 --reason "not on Mondays"', "scheduler-agent decline 3 --call toolu_01"
-    ),
+    epilog=examples('scheduler-agent decline 3 --reason "not on Mondays"', "scheduler-agent decline 3 --call toolu_01"),
 )
-@click.argument("cid", type=int, metavar="ID")
+@argument("cid", "The conversation id `submit` printed.", "ID", type=int)
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
 @click.option("--reason", "reason", default="", metavar="TEXT", help="Why: the model is told, to propose another.")
 @db_option
