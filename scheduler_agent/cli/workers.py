@@ -15,7 +15,13 @@ import click
 
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import model_option, today_option
+from scheduler_agent.cli.options import (
+    max_iterations_option,
+    model_option,
+    timeout_option,
+    today_option,
+    tool_deadline_option,
+)
 from scheduler_agent.cli.render import entry_lines, visible
 
 NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
@@ -53,7 +59,11 @@ def _connect(db: str | None) -> Any:
 @argument("text", "What to schedule, in plain words.", "TEXT")
 @click.option("--cid", "cid", type=int, metavar="ID", help="Add the turn to this stored conversation.")
 @click.option(
-    "-y", "--yes", "yes", is_flag=True, help="Approve bookings and moves without asking (as `ask --yes` does)."
+    "-y",
+    "--yes",
+    "yes",
+    is_flag=True,
+    help="Approve bookings and moves without asking, as `ask --yes` does; otherwise each waits for `approve`.",
 )
 @click.option("--wait", "wait", is_flag=True, help="Then block until the turn ends and print it, as `wait` does.")
 @model_option
@@ -146,32 +156,34 @@ def _wait(conn: Any, cid: int) -> int:
     "another worker takes the turn up this long after the last renewal.",
 )
 @click.option("--drain", "drain", is_flag=True, help="Stop once no turn is queued (a batch), instead of waiting.")
-@click.option("--max-iterations", "max_iterations", type=click.IntRange(min=1), default=None, metavar="N")
-@click.option("--timeout", "timeout", type=click.FloatRange(min=0.1), default=None, metavar="FLOAT")
+@max_iterations_option
+@timeout_option
+@tool_deadline_option
 @db_option
 @person_facing()
 def worker_command(
     concurrency: int,
     lease_seconds: float,
     drain: bool,
-    max_iterations: int | None,
-    timeout: float | None,
+    max_iterations: int,
+    timeout: float,
+    tool_deadline: float,
     db: str | None,
 ) -> None:
     """Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round."""
     from scheduler_agent.agent.errors import ModelRequestFailed
-    from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
+    from scheduler_agent.agent.request import DEFAULT_MODEL
     from scheduler_agent.agent.session import Settings
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
-    from scheduler_agent.api.timeouts import DEFAULT_TIMEOUT_SECONDS
     from scheduler_agent.cli.live import has_credentials
     from scheduler_agent.workers.worker import Worker, WorkerConfig
 
     _connect(db).close()  # the database opens (and is migrated) before any slot starts
     if not has_credentials(make_client()):
         raise ModelRequestFailed(NO_CREDENTIALS)
-    request_timeout = timeout or DEFAULT_TIMEOUT_SECONDS
-    settings = Settings(DEFAULT_MODEL, max_iterations or DEFAULT_MAX_ITERATIONS, request_timeout=request_timeout)
+    request_timeout = timeout
+    # the model and the stream flag are each conversation's own (as stored); these are the bounds
+    settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline, request_timeout=request_timeout)
     config = WorkerConfig(settings, concurrency=concurrency, lease_seconds=lease_seconds, drain=drain)
 
     def say(line: str) -> None:
@@ -192,7 +204,7 @@ def worker_command(
     say(f"worker: process {worker.slots[0].holder.pid}, {concurrency} at once, lease {lease_seconds:g} s")
     sys.stderr.flush()
     finished = worker.run()
-    say(f"worker: stopped; {finished} turn(s) finished here")
+    say(f"worker: stopped; {finished} turn(s) taken up here")
 
 
 @command("approve", epilog=examples("scheduler-agent approve 3", "scheduler-agent approve 3 --call toolu_01AbC"))

@@ -73,7 +73,7 @@ class Worker:
         self._lock = threading.Lock()
         pid = os.getpid()
         self.slots = [Slot(n, queue.worker_holder(n, pid, config.lease_seconds)) for n in range(config.concurrency)]
-        self.finished = 0  # turns that ended (done, waiting for approval or failed) in this process
+        self.finished = 0  # turns taken up here that ended, stopped at an approval, or failed
 
     def stop(self) -> None:
         if not self.stopping.is_set():
