@@ -126,3 +126,18 @@ def test_submit_wait_blocks_until_a_running_worker_ends_the_turn(demo_db: Locati
     lines = result.stdout.splitlines()
     assert lines[1:] == ["Booked slot 3."] and lines[0].isdigit()  # the id at once, then the answer
     assert running.returncode == 0 and "worker: stopped" in said  # SIGTERM while idle: a clean stop
+
+
+def test_submit_wait_and_approve_start_without_the_sdk(demo_db: Location) -> None:
+    """Only `worker` talks to the model: the other commands never import the SDK or vcrpy."""
+    path = str(demo_db)
+    code = (
+        "import sys\nfrom scheduler_agent.cli import app\n"
+        f"for args in (['submit', 'x', '--db', {path!r}], ['wait', '99', '--db', {path!r}],"
+        f" ['approve', '1', '--db', {path!r}], ['decline', '1', '--db', {path!r}]):\n"
+        "    try:\n        app(args)\n    except SystemExit:\n        pass\n"
+        "print('LOADED', 'anthropic' in sys.modules, 'vcr' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tempfile.gettempdir())
+    assert done.stdout.strip().splitlines()[-1] == "LOADED False False", done.stderr
+    assert "waits for no approval" in done.stderr  # they ran, each to its clear line

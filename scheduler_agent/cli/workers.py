@@ -65,20 +65,37 @@ def _connect(db: str | None) -> Any:
     is_flag=True,
     help="Approve bookings and moves without asking, as `ask --yes` does; otherwise each waits for `approve`.",
 )
+@click.option(
+    "--yes-cancel",
+    "yes_cancel",
+    is_flag=True,
+    help="Also approve cancellations without asking; otherwise each waits for `approve`, even with --yes.",
+)
 @click.option("--wait", "wait", is_flag=True, help="Then block until the turn ends and print it, as `wait` does.")
 @model_option
 @today_option
 @db_option
 def submit_command(
-    text: str, cid: int | None, yes: bool, wait: bool, model: str, today: str | None, db: str | None
+    text: str,
+    cid: int | None,
+    yes: bool,
+    yes_cancel: bool,
+    wait: bool,
+    model: str,
+    today: str | None,
+    db: str | None,
 ) -> None:
     """Store a user turn for the workers and print its conversation id at once (alone on the last line)."""
-    raise click.exceptions.Exit(_submit(text, cid, yes, wait, model, today, db))
+    approved = frozenset({"create_event", "move_event"} if yes else ()) | frozenset(
+        {"cancel_event"} if yes_cancel else ()
+    )
+    raise click.exceptions.Exit(_submit(text, cid, approved, wait, model, today, db))
 
 
 @person_facing()
-def _submit(text: str, cid: int | None, yes: bool, wait: bool, model: str, today: str | None, db: str | None) -> int:
-    from scheduler_agent.agent.approval import BOOKINGS
+def _submit(
+    text: str, cid: int | None, approved: frozenset[str], wait: bool, model: str, today: str | None, db: str | None
+) -> int:
     from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS
     from scheduler_agent.agent.session import Settings
     from scheduler_agent.cli.calendar import clock_for
@@ -87,7 +104,6 @@ def _submit(text: str, cid: int | None, yes: bool, wait: bool, model: str, today
     conn = _connect(db)
     settings = Settings(model, DEFAULT_MAX_ITERATIONS, stream=True)  # as `ask` sends it
     clock = clock_for(conn, today)
-    approved = BOOKINGS if yes else frozenset()
     cid = submit_turn(conn, text, clock=clock, settings=settings, cid=cid, approved=approved)
     click.echo(f"submitted: `scheduler-agent wait {cid}` waits for the turn to end", err=True)
     click.echo(str(cid))
