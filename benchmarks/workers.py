@@ -127,14 +127,13 @@ def _unfinished(conn: Any) -> int:
 @contextmanager
 def databases(store: str, folder: Path) -> Iterator[Callable[[str], str]]:
     """Where each run's new, empty database is: a file in `folder`, or a database on a PostgreSQL server
-    started for the benchmark as the tests start theirs (tests/pg_server.py)."""
+    started for the benchmark (scheduler_agent/testing/postgres.py), durable as in production."""
     if store == "sqlite":
         yield lambda name: str(folder / f"{name}.db")
         return
-    sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))
-    from pg_server import PostgresServer
+    from scheduler_agent.testing.postgres import PostgresServer
 
-    server = PostgresServer().start()
+    server = PostgresServer(durable=True).start()
     try:
         yield lambda name: server.new_database()
     finally:
@@ -145,8 +144,7 @@ def suite_rows(folder: Path, quick: bool, say: Callable[[str], None]) -> list[Ro
     """The suite's rows (benchmarks/run.py): SQLite, then PostgreSQL where a server can be started here."""
     conversations, delay = (8, 0.05) if quick else (100, 0.3)
     table = rows(folder, conversations, delay, [1, 2, 4], "sqlite", say)
-    sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))
-    from pg_server import ServerUnavailable
+    from scheduler_agent.testing.postgres import ServerUnavailable
 
     try:
         table += rows(folder, conversations, delay, [1, 2, 4], "postgresql", say)

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import PostgresServer, ServerUnavailable
 from radicale_server import RadicaleServer, make_calendars, unique_passwords
 
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.storage.db import Connection
+from scheduler_agent.testing.postgres import PostgresServer, ServerUnavailable
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
 
 
@@ -130,8 +130,8 @@ def radicale(tmp_path: Path) -> Iterator[RadicaleServer]:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PostgresServer]:
-    """PostgreSQL (tests/pg_server.py) for the whole session. Skipped, with the reason, only when none can be
-    started here; where CI installed it (CI=true), failing to start it fails the tests instead."""
+    """PostgreSQL (scheduler_agent/testing/postgres.py) for the whole session. Skipped, with the reason, only
+    when none can be started here; where CI installed it (CI=true), failing to start it fails the tests."""
     try:
         server = PostgresServer().start()
     except ServerUnavailable as exc:

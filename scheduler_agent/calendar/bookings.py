@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_agent.storage.dialect import Connection, dialect
+from scheduler_agent.storage.dialect import BookedTimeTaken, Connection, dialect
 
 KINDS = ("create_event", "move_event", "cancel_event")
 
@@ -88,10 +89,19 @@ def book_time(conn: Connection, event_id: int) -> None:
     conn.execute("DELETE FROM booked_time WHERE event_id = ?", (event_id,))
     # PostgreSQL's columns are timestamptz, SQLite's the events' own text
     moment = "CAST(e.{} AS TIMESTAMPTZ)" if dialect(conn) == "postgresql" else "e.{}"
-    conn.execute(
-        "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
-        f"SELECT e.id, a.person_key, {moment.format('start_utc')}, {moment.format('end_utc')} "
-        "FROM events e JOIN event_attendees a ON a.event_id = e.id "
-        "WHERE e.id = ? AND e.rrule IS NULL AND e.rdates = ''",
-        (event_id,),
-    )
+    try:
+        conn.execute(
+            "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
+            f"SELECT e.id, a.person_key, {moment.format('start_utc')}, {moment.format('end_utc')} "
+            "FROM events e JOIN event_attendees a ON a.event_id = e.id "
+            "WHERE e.id = ? AND e.rrule IS NULL AND e.rdates = ''",
+            (event_id,),
+        )
+    except sqlite3.OperationalError as exc:
+        # Two overlapping rows written at the same moment wait for each other's commit: PostgreSQL ends one
+        # transaction as a deadlock. For that one it is the same answer: the time was taken.
+        if getattr(exc, "sqlstate", None) != "40P01":
+            raise
+        raise BookedTimeTaken(
+            f"booked time of event {event_id} overlaps a booking written at the same moment"
+        ) from None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 from datetime import timedelta
-from pathlib import Path
 
 import click
 
@@ -21,10 +20,10 @@ from scheduler_agent.cli.calendar import examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option, default_db_path
-from scheduler_agent.storage.db import Connection, open_db
+from scheduler_agent.storage.db import Connection, Location, open_db
 
 
-def _open(db: Path | None) -> Connection:
+def _open(db: Location | None) -> Connection:
     path = db if db is not None else default_db_path()
     try:
         return open_db(path)
@@ -59,7 +58,7 @@ def connect_command(
     list_only: bool,
     email: str | None,
     no_invites: bool,
-    db: Path | None,
+    db: Location | None,
 ) -> None:
     """Book on your calendar server (CalDAV: Nextcloud, Fastmail, iCloud, Radicale, ...) instead of locally."""
     from scheduler_agent.calendar.caldav_read import CalDAVReader
@@ -151,7 +150,7 @@ def _source_text(source: str) -> str:
 
 @command("backends", epilog=examples("backends"))
 @db_option
-def backends_command(db: Path | None) -> None:
+def backends_command(db: Location | None) -> None:
     """Show the calendars the agent uses, and check that each server answers."""
     with person_facing():
         conn = _open(db)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.people import get_owner
@@ -20,7 +19,8 @@ from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.core import group
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import default_db_path
-from scheduler_agent.storage.db import Connection, open_db
+from scheduler_agent.storage.db import Connection, Location, missing, open_db
+from scheduler_agent.storage.dialect import mask
 
 
 def examples(*commands: str) -> str:
@@ -49,14 +49,14 @@ def for_people(text: str) -> str:
     return text
 
 
-def connect(db: Path | None) -> Connection:
+def connect(db: Location | None) -> Connection:
     """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
     path = db if db is not None else default_db_path()
     try:
         return open_db(path)
     except (sqlite3.Error, OSError) as exc:
         raise CalendarError(
-            f"cannot open the calendar database {path} ({exc}); give a writable file with --db PATH"
+            f"cannot open the calendar database {mask(str(path))} ({exc}); give a writable file with --db PATH"
         ) from None
 
 
@@ -69,11 +69,11 @@ def clock_for(conn: Connection, today: str | None) -> Clock:
 
 
 @contextmanager
-def _calendar(db: Path | None, read_only: bool = False) -> Iterator[Connection]:
+def _calendar(db: Location | None, read_only: bool = False) -> Iterator[Connection]:
     """The open calendar for one command, with person-facing errors; `read_only`: a --db file that does not
     exist is refused, never created empty."""
     with person_facing():
-        if read_only and db is not None and not db.exists():
+        if read_only and missing(db):
             raise CalendarError(
                 f"no database at {db}: check the --db path (or SCHEDULER_AGENT_DB); "
                 "`scheduler-agent calendar seed-demo --db PATH` makes a new one"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import click
@@ -19,7 +18,7 @@ from scheduler_agent.cli.calendar import calendar_session, clock_for, examples, 
 from scheduler_agent.cli.calendar_json import busy_json
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import db_option, json_flag, today_option
-from scheduler_agent.storage.db import Connection
+from scheduler_agent.storage.db import Connection, Location
 
 minutes_option = click.option(
     "--minutes",
@@ -54,7 +53,7 @@ def add_event_command(
     minutes: int,
     title: str | None,
     also: Sequence[str],
-    db: Path | None,
+    db: Location | None,
     today: str | None,
 ) -> None:
     """Book a meeting with the same checks as the agent's create_event tool."""
@@ -69,7 +68,7 @@ def add_event_command(
 @command("cancel", epilog=examples("cancel 29"))
 @argument("event_id", help="The event's id, the #N that `calendar show` prints.", metavar="ID", type=int)
 @db_option
-def cancel_command(event_id: int, db: Path | None) -> None:
+def cancel_command(event_id: int, db: Location | None) -> None:
     """Cancel (delete) one event, for everyone attending."""
     with calendar_session(db) as conn:
         owner = get_owner(conn)
@@ -104,7 +103,7 @@ def show_command(
     start: str | None,
     end: str | None,
     as_json: bool,
-    db: Path | None,
+    db: Location | None,
     today: str | None,
 ) -> None:
     """Show a week's events (yours, and the person's) and the free windows you share."""

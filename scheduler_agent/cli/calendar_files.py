@@ -13,6 +13,7 @@ from scheduler_agent.calendar.types import OWNER_KEY
 from scheduler_agent.cli.calendar import calendar_session, examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import PATH, db_option
+from scheduler_agent.storage.db import Location
 
 
 @command("import", epilog=examples("import priya.ics --person priya", "import mine.ics"))
@@ -25,7 +26,7 @@ from scheduler_agent.cli.options import PATH, db_option
 )
 @click.option("--strict", is_flag=True, help="Refuse the whole file if any event in it cannot be read.")
 @db_option
-def import_command(file: Path, person: str, strict: bool, db: Path | None) -> None:
+def import_command(file: Path, person: str, strict: bool, db: Location | None) -> None:
     """Import an .ics file as busy time for one person; an event that cannot be read is skipped and named.
 
     One transaction: what is imported is complete. Importing it again never doubles and picks up edits."""
@@ -39,7 +40,7 @@ def import_command(file: Path, person: str, strict: bool, db: Path | None) -> No
 @click.option("--person", metavar="PERSON", help="Only this person's events: a key or name; 'you' is the owner.")
 @click.option("--out", metavar="PATH", type=PATH, help="Write the .ics file here.  [default: standard output]")
 @db_option
-def export_command(person: str | None, out: Path | None, db: Path | None) -> None:
+def export_command(person: str | None, out: Path | None, db: Location | None) -> None:
     """Export the events as an iCalendar (.ics) file, RFC 5545, that other calendars can import."""
     with calendar_session(db) as conn:
         from scheduler_agent.calendar import ics
@@ -74,7 +75,7 @@ def export_command(person: str | None, out: Path | None, db: Path | None) -> Non
     help="Fetch it again before a turn when older than this, e.g. 15m, 1h.",
 )
 @db_option
-def subscribe_command(url: str, person: str, refresh: str, db: Path | None) -> None:
+def subscribe_command(url: str, person: str, refresh: str, db: Location | None) -> None:
     """Subscribe to a calendar feed (Google's, Outlook's, Fastmail's secret address) and fetch it now."""
     with calendar_session(db) as conn:
         from scheduler_agent.calendar import feeds, ics
@@ -97,7 +98,7 @@ def subscribe_command(url: str, person: str, refresh: str, db: Path | None) -> N
 @command("feeds", epilog=examples("feeds", "feeds --refresh"))
 @click.option("--refresh", is_flag=True, help="Fetch every feed now.")
 @db_option
-def feeds_command(refresh: bool, db: Path | None) -> None:
+def feeds_command(refresh: bool, db: Location | None) -> None:
     """List the subscribed feeds (addresses masked) with their last fetch and its result."""
     with calendar_session(db) as conn:
         from scheduler_agent.calendar import feeds

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import time
-from pathlib import Path
 
 import click
 
@@ -24,12 +23,12 @@ from scheduler_agent.cli.caldav import save_contact
 from scheduler_agent.cli.calendar import calendar_session, clock_for, examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import db_option, json_flag, person_options, today_option
-from scheduler_agent.storage.db import Connection, transaction
+from scheduler_agent.storage.db import Connection, Location, transaction
 
 
 @command("seed-demo", epilog=examples("seed-demo", "seed-demo --db demo.db"))
 @db_option
-def seed_demo_command(db: Path | None) -> None:
+def seed_demo_command(db: Location | None) -> None:
     """Put the demo calendar in (Jordan Lee and colleagues); running it again changes nothing."""
     with calendar_session(db) as conn:
         added = seed_demo(conn)
@@ -43,7 +42,7 @@ def seed_demo_command(db: Path | None) -> None:
 @command("people", epilog=examples("people", "people --json"))
 @db_option
 @json_flag(help="A JSON array: key, name, tz, hours, owner.")
-def people_command(db: Path | None, as_json: bool) -> None:
+def people_command(db: Location | None, as_json: bool) -> None:
     """List the owner and the people the agent can book with."""
     with calendar_session(db, read_only=True) as conn:
         people = [get_owner(conn), *list_people(conn)]
@@ -74,7 +73,7 @@ def set_owner_command(
     off: Sequence[str],
     buffer: int | None,
     lunch: str | None,
-    db: Path | None,
+    db: Location | None,
 ) -> None:
     """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
     with calendar_session(db) as conn:
@@ -119,7 +118,7 @@ def _edit(
 @person_options("new")
 @db_option
 def add_person_command(
-    key: str, name: str, tz: str, hours: str, email: str | None, caldav: str | None, db: Path | None
+    key: str, name: str, tz: str, hours: str, email: str | None, caldav: str | None, db: Location | None
 ) -> None:
     """Add someone the owner meets."""
     with calendar_session(db) as conn:
@@ -147,7 +146,7 @@ def edit_person_command(
     off: Sequence[str],
     buffer: int | None,
     lunch: str | None,
-    db: Path | None,
+    db: Location | None,
 ) -> None:
     """Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays."""
     with calendar_session(db) as conn:
@@ -160,7 +159,7 @@ def edit_person_command(
 @click.option("--cancel-meetings", is_flag=True, help="Cancel their future meetings too (for everyone attending).")
 @db_option
 @today_option
-def remove_person_command(key: str, cancel_meetings: bool, db: Path | None, today: str | None) -> None:
+def remove_person_command(key: str, cancel_meetings: bool, db: Location | None, today: str | None) -> None:
     """Remove someone; refused while they have future meetings, unless --cancel-meetings."""
     with calendar_session(db) as conn:
         cancelled = remove_person(conn, key, clock_for(conn, today).now(), cancel_meetings=cancel_meetings)

@@ -19,6 +19,7 @@ from scheduler_agent.cli.view import conversation_trace, write_page
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Reply
+from scheduler_agent.storage.db import Location
 
 _HERE = "scheduler_agent.cli.conversations"
 conversations_app = group(
@@ -67,7 +68,7 @@ id_argument = argument("cid", help="The conversation id (see `conversations list
 @json_flag(help="One JSON array of objects, for scripts.")
 @person_facing()
 def list_command(
-    db: Path | None, limit: int, query: str | None, model: str | None, state: str | None, as_json: bool
+    db: Location | None, limit: int, query: str | None, model: str | None, state: str | None, as_json: bool
 ) -> None:
     """The stored conversations, newest first, each with its state."""
     if state is not None and state not in conversations.STATES:
@@ -95,7 +96,7 @@ def list_command(
 @json_flag(help="Print the array exactly as stored and sent.")
 @html_option
 @person_facing()
-def show_command(cid: int, db: Path | None, as_json: bool, html: Path | None) -> None:
+def show_command(cid: int, db: Location | None, as_json: bool, html: Path | None) -> None:
     """One conversation: its entries, its state, its interruption counters, and its tokens and cost."""
     conn = existing(db)
     if html is not None:
@@ -126,7 +127,7 @@ def show_command(cid: int, db: Path | None, as_json: bool, html: Path | None) ->
 @id_argument
 @db_option
 @person_facing()
-def delete_command(cid: int, db: Path | None) -> None:
+def delete_command(cid: int, db: Location | None) -> None:
     """Delete a stored conversation (the calendar's events stay)."""
     conversations.delete(connect(db), cid)
     click.echo(f"Deleted conversation {cid}.")

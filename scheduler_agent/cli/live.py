@@ -20,7 +20,7 @@ from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import RunOptions, TurnOptions, json_flag, run_options, turn_options
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
-from scheduler_agent.storage.db import Connection
+from scheduler_agent.storage.db import Connection, Location
 
 if TYPE_CHECKING:
     from anthropic import Anthropic
@@ -121,7 +121,7 @@ def _read(prompt: str) -> str | None:
 class Opening:
     """How a live session starts: which conversation, stored or not, recorded or not, who approves."""
 
-    db: Path | None
+    db: Location | None
     today: str | None
     continue_last: bool = False
     cid: int | None = None

@@ -17,6 +17,7 @@ from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import PATH, db_option, dump_options, html_option, json_flag
 from scheduler_agent.cli.view import cassette_page
+from scheduler_agent.storage.db import Location
 
 
 @command(
@@ -85,7 +86,7 @@ def _replay(
 @db_option
 @json_flag(help="One JSON object, for scripts.")
 @person_facing()
-def stats(db: Path | None, as_json: bool) -> None:
+def stats(db: Location | None, as_json: bool) -> None:
     """Interruptions across all stored conversations, each counted where it was known."""
     from scheduler_agent.storage import conversations
 

@@ -7,28 +7,49 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS
 from scheduler_agent.api.timeouts import DEFAULT_TIMEOUT_SECONDS
-from scheduler_agent.storage.db import default_db_path
+from scheduler_agent.storage.db import Location, default_db_path
+from scheduler_agent.storage.dialect import is_url
 
 __all__ = ["DEFAULT_MAX_ITERATIONS", "DEFAULT_MODEL", "default_db_path"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 PATH = click.Path(path_type=Path)
 
+
+if TYPE_CHECKING:  # generic in the Click these checks run with, and not in every Click 8.2+
+    _ParamType = click.ParamType[Location, Any]
+else:
+    _ParamType = click.ParamType
+
+
+class DbLocation(_ParamType):
+    """--db: a SQLite file (a Path), or a PostgreSQL URL (kept a str: a Path would fold its `//`)."""
+
+    name = "db"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Location:
+        if isinstance(value, Path) or not is_url(str(value)):
+            return Path(value)
+        return str(value)
+
+
 db_option = click.option(
     "--db",
     "db",
-    type=PATH,
-    metavar="PATH",
+    type=DbLocation(),
+    metavar="PATH|URL",
     envvar="SCHEDULER_AGENT_DB",
     show_envvar=True,
-    help="SQLite file holding the calendar (default: ~/.local/share/scheduler-agent/scheduler.db).",
+    help="SQLite file holding the calendar and conversations (default: ~/.local/share/scheduler-agent/"
+    "scheduler.db), or a PostgreSQL database: postgresql://USER@HOST/DBNAME (password in PGPASSWORD or "
+    "~/.pgpass, not in the URL).",
 )
 today_option = click.option(
     "--today",
@@ -159,7 +180,7 @@ def dump_options(command: F) -> F:
 class RunOptions:
     """What every command that runs the loop takes: `ask`, `chat` and `resume`."""
 
-    db: Path | None = None
+    db: Location | None = None
     today: str | None = None
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     yes: bool = False

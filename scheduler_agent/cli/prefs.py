@@ -6,8 +6,6 @@ structured ones (`--not-before`, `--not-after`, `--no-days`, `--max-per-day`) ar
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from scheduler_agent.calendar.prefs import add_preference, list_preferences, remove_preference
@@ -15,6 +13,7 @@ from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import calendar_session, examples
 from scheduler_agent.cli.core import Command, argument
 from scheduler_agent.cli.options import db_option
+from scheduler_agent.storage.db import Location
 
 prefs_app = click.Group(
     "prefs",
@@ -45,7 +44,7 @@ def prefs_add_command(
     not_after: str | None,
     no_days: str | None,
     max_per_day: int | None,
-    db: Path | None,
+    db: Location | None,
 ) -> None:
     """Add a standing preference: free text for the model, or a rule the tools also check (one per command)."""
     rules = {
@@ -66,7 +65,7 @@ def prefs_add_command(
 
 @prefs_app.command("list", cls=Command, epilog=examples("prefs list"))
 @db_option
-def prefs_list_command(db: Path | None) -> None:
+def prefs_list_command(db: Location | None) -> None:
     """List the standing preferences, as the system prompt shows them."""
     with calendar_session(db) as conn:
         preferences = list_preferences(conn)
@@ -80,7 +79,7 @@ def prefs_list_command(db: Path | None) -> None:
 @prefs_app.command("remove", cls=Command, epilog=examples("prefs remove 1"))
 @argument("preference_id", help="The preference's number, #N in `prefs list`.", metavar="PREFERENCE_ID", type=int)
 @db_option
-def prefs_remove_command(preference_id: int, db: Path | None) -> None:
+def prefs_remove_command(preference_id: int, db: Location | None) -> None:
     """Remove a standing preference."""
     with calendar_session(db) as conn:
         removed = remove_preference(conn, preference_id)

@@ -7,8 +7,6 @@ beside the conversation. Starts without the SDK.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from scheduler_agent.cli.calendar import connect
@@ -19,6 +17,7 @@ from scheduler_agent.cli.render import examples, visible
 from scheduler_agent.grammar.check import GrammarError, check
 from scheduler_agent.grammar.repair import plan
 from scheduler_agent.storage import conversations
+from scheduler_agent.storage.db import Location
 
 
 @command(
@@ -28,7 +27,7 @@ from scheduler_agent.storage import conversations
 @db_option
 @click.option("-y", "--yes", is_flag=True, help="Repair without asking.")
 @person_facing()
-def repair_command(cid: int, db: Path | None, yes: bool) -> None:
+def repair_command(cid: int, db: Location | None, yes: bool) -> None:
     """Show what makes a stored list invalid and, once confirmed, make the smallest change that mends it."""
     conn = connect(db)
     _, messages = conversations.load(conn, cid)

@@ -18,6 +18,7 @@ from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import PATH, db_option, default_db_path
+from scheduler_agent.storage.db import Location
 
 if TYPE_CHECKING:
     from scheduler_agent.view.trace import Trace
@@ -47,11 +48,11 @@ def cassette_page(cassette: Path, html: Path) -> None:
     write_page(from_cassette(cassette), html)
 
 
-def conversation_trace(db: Path | None, cid: int) -> Trace:
+def conversation_trace(db: Location | None, cid: int) -> Trace:
     from scheduler_agent.view.sources import from_conversation
 
     path = db if db is not None else default_db_path()
-    if not path.is_file():
+    if isinstance(path, Path) and not path.is_file():
         raise AgentError(f"No database at {path}: give the file that holds conversation {cid} with --db")
     return from_conversation(connect(path), cid)
 
@@ -67,7 +68,7 @@ def conversation_trace(db: Path | None, cid: int) -> Trace:
 @click.option("--open", "open_page", is_flag=True, help="Open the page in the web browser once written.")
 @db_option
 @person_facing()
-def view_command(source: str, output: Path | None, open_page: bool, db: Path | None) -> None:
+def view_command(source: str, output: Path | None, open_page: bool, db: Location | None) -> None:
     """One self-contained HTML page: each request, what it added, what it cost, and a search over every array."""
     from scheduler_agent.view.sources import from_file
 

@@ -14,6 +14,7 @@ from itertools import count
 from pathlib import Path
 
 from scheduler_agent.storage.dialect import Connection as Connection
+from scheduler_agent.storage.dialect import Location as Location
 from scheduler_agent.storage.dialect import Row as Row
 from scheduler_agent.storage.dialect import dialect, is_url, mask
 from scheduler_agent.storage.files import create_private, make_data_folder, require_folder
@@ -80,14 +81,19 @@ def connect_url(url: str) -> Connection:
     return conn
 
 
-def open_db(db: Path | str | None) -> Connection:
+def open_db(db: Location | None) -> Connection:
     """`connect` to `db` (a file, or a `postgresql://` URL), or to the default file when None."""
     if db is None:
         return connect(default_db_path())
-    location = str(db)
-    if isinstance(db, str) and is_url(location):
-        return connect_url(location)
+    if isinstance(db, str) and is_url(db):
+        return connect_url(db)
     return connect(Path(db))
+
+
+def missing(db: Location | None) -> bool:
+    """Whether `db` names a SQLite file that does not exist (a server's database is never "missing" here:
+    connecting says whether it is there)."""
+    return isinstance(db, Path) and not db.exists()
 
 
 @contextmanager

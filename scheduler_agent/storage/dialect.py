@@ -13,11 +13,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Dialect = Literal["sqlite", "postgresql"]
 
 Parameters = Sequence[Any] | Mapping[str, Any]
+# Where the database is: a SQLite file, or (a str) a PostgreSQL URL such as postgresql://host/db.
+Location = Path | str
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 

@@ -42,6 +42,8 @@ MIGRATION_LOCK = 0x5C4ED01E
 class PgError(sqlite3.DatabaseError):
     """A PostgreSQL error, as the `sqlite3` exception the store's code already catches."""
 
+    sqlstate: str | None = None  # PostgreSQL's code, e.g. '23P01' (exclusion), '40P01' (deadlock)
+
 
 class PgIntegrityError(PgError, sqlite3.IntegrityError):
     """A constraint said no (unique, foreign key, check, not null)."""
@@ -55,15 +57,24 @@ class PgOperationalError(PgError, sqlite3.OperationalError):
     """The server could not be reached, or the statement could not run (lock timeout, shutdown, ...)."""
 
 
+def _one_line(exc: psycopg.Error) -> str:
+    """The server's message (and DETAIL) on one line, a password in it masked: errors are printed as one line."""
+    return mask(" ".join(str(exc).split())) or type(exc).__name__
+
+
 def _wrapped(exc: psycopg.Error) -> PgError:
-    text = mask(str(exc).strip()) or type(exc).__name__
+    text = _one_line(exc)
+    wrapped: PgError
     if isinstance(exc, psycopg.errors.ExclusionViolation):
-        return SlotTaken(text)
-    if isinstance(exc, psycopg.IntegrityError):
-        return PgIntegrityError(text)
-    if isinstance(exc, psycopg.OperationalError):
-        return PgOperationalError(text)
-    return PgError(text)
+        wrapped = SlotTaken(text)
+    elif isinstance(exc, psycopg.IntegrityError):
+        wrapped = PgIntegrityError(text)
+    elif isinstance(exc, psycopg.OperationalError):
+        wrapped = PgOperationalError(text)
+    else:
+        wrapped = PgError(text)
+    wrapped.sqlstate = exc.sqlstate
+    return wrapped
 
 
 class Row(tuple[Any, ...]):
@@ -229,7 +240,7 @@ def connect(url: str) -> PgConnection:
     try:
         raw = psycopg.connect(url, autocommit=True, row_factory=_row_factory, connect_timeout=CONNECT_TIMEOUT_SECONDS)
     except psycopg.Error as exc:
-        raise PgOperationalError(f"cannot connect to the database at {mask(url)}: {mask(str(exc).strip())}") from None
+        raise PgOperationalError(f"cannot connect to the database at {mask(url)}: {_one_line(exc)}") from None
     conn = PgConnection(raw, url)
     conn.run_native("SET TIME ZONE 'UTC'")
     return conn

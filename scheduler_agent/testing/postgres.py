@@ -1,4 +1,4 @@
-"""A real PostgreSQL server for the tests: initdb, then `postgres` on a free loopback port.
+"""A real PostgreSQL server for the tests and the benchmarks: initdb, then `postgres` on a free loopback port.
 
 Debian keeps `initdb` and `pg_ctl` off the PATH, under /usr/lib/postgresql/<version>/bin; the newest
 found there is used (or PG_BIN). The server refuses to run as root, so when the tests run as root it
@@ -25,6 +25,8 @@ from types import TracebackType
 
 START_DEADLINE_SECONDS = 30.0
 SUPERUSER = "sa_test"
+# A throwaway server needs no durability: the tests' server runs without fsync (the benchmark's with it).
+NO_FSYNC = ("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 
 
 class ServerUnavailable(Exception):
@@ -57,7 +59,8 @@ def free_port() -> int:
 class PostgresServer:
     """`with PostgresServer() as server:` … `server.new_database()` gives a URL of a fresh database."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
+        self.durable = durable  # False (the tests): no fsync, which a throwaway server does not need
         self.bin = find_bin()
         self.port = free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="sa-pg-"))
@@ -112,12 +115,7 @@ class PostgresServer:
                 "listen_addresses=127.0.0.1",
                 "-c",
                 f"unix_socket_directories={self.folder}",
-                "-c",
-                "fsync=off",
-                "-c",
-                "synchronous_commit=off",
-                "-c",
-                "full_page_writes=off",
+                *NO_FSYNC[: 0 if self.durable else None],
                 "-c",
                 "max_connections=200",
             ],
@@ -145,7 +143,7 @@ class PostgresServer:
         import psycopg
 
         with psycopg.connect(self.url, autocommit=True) as conn:
-            conn.execute(statement)  # type: ignore[arg-type]  # test-made names only
+            conn.execute(statement.encode())  # our own names only, never input
 
     def _accepting(self) -> bool:
         import psycopg
