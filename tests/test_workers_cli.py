@@ -17,7 +17,7 @@ import pytest
 import worker_stores
 from helpers import DEMO_TODAY, DUMMY_KEY, run_cli
 
-from scheduler_agent.storage import conversations, db
+from scheduler_agent.storage import db
 from scheduler_agent.testing.booking_script import booking_script, request_text
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
 
@@ -45,10 +45,7 @@ def cli(store: Location, server: ScriptedServer | None, *args: str) -> subproces
 
 
 def needs_approval(store: Location) -> list[int]:
-    """`conversations list --state needs-approval`: the CLI's on SQLite; on PostgreSQL the store's own list
-    (the `conversations` commands take a PostgreSQL URL once pgstore's --db lands on the CLI)."""
-    if isinstance(store, str):
-        return [s.id for s in conversations.summaries(db.open_db(store), state="needs-approval")]
+    """`conversations list --state needs-approval --json`: the ids it lists."""
     listed = cli(store, None, "conversations", "list", "--state", "needs-approval", "--json")
     assert listed.returncode == 0, listed.stderr
     found = json.loads(listed.stdout)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -16,6 +15,7 @@ import click
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import (
+    db_option,
     max_iterations_option,
     model_option,
     timeout_option,
@@ -23,29 +23,15 @@ from scheduler_agent.cli.options import (
     tool_deadline_option,
 )
 from scheduler_agent.cli.render import entry_lines, visible
+from scheduler_agent.storage.db import Location
 
 NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
 
 
-db_option = click.option(
-    "--db",
-    "db",
-    metavar="PATH|URL",
-    envvar="SCHEDULER_AGENT_DB",
-    show_envvar=True,
-    help="The database the workers share: a SQLite file (default: ~/.local/share/scheduler-agent/scheduler.db), "
-    "or a postgresql:// URL for workers on several machines.",
-)
-
-
-def _connect(db: str | None) -> Any:
+def _connect(db: Location | None) -> Any:
     from scheduler_agent.cli.calendar import connect
-    from scheduler_agent.storage.db import open_db
-    from scheduler_agent.storage.dialect import is_url
 
-    if db is not None and is_url(db):
-        return open_db(db)  # InputError, the password masked, when it cannot be reached
-    return connect(Path(db) if db is not None else None)
+    return connect(db)  # a SQLite file or a PostgreSQL URL (`--db`, SCHEDULER_AGENT_DB)
 
 
 @command(
@@ -83,7 +69,7 @@ def submit_command(
     wait: bool,
     model: str,
     today: str | None,
-    db: str | None,
+    db: Location | None,
 ) -> None:
     """Store a user turn for the workers and print its conversation id at once (alone on the last line)."""
     approved = frozenset({"create_event", "move_event"} if yes else ()) | frozenset(
@@ -94,7 +80,7 @@ def submit_command(
 
 @person_facing()
 def _submit(
-    text: str, cid: int | None, approved: frozenset[str], wait: bool, model: str, today: str | None, db: str | None
+    text: str, cid: int | None, approved: frozenset[str], wait: bool, model: str, today: str | None, db: Location | None
 ) -> int:
     from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS
     from scheduler_agent.agent.session import Settings
@@ -113,13 +99,13 @@ def _submit(
 @command("wait", epilog=examples("scheduler-agent wait 3", 'id=$(scheduler-agent submit "..." | tail -1)'))
 @argument("cid", "The conversation id `submit` printed.", "ID", type=int)
 @db_option
-def wait_command(cid: int, db: str | None) -> None:
+def wait_command(cid: int, db: Location | None) -> None:
     """Block until a submitted turn ends and print it as `ask` does; exit as `ask` would (9: waits for approval)."""
     raise click.exceptions.Exit(_wait_on(cid, db))
 
 
 @person_facing()
-def _wait_on(cid: int, db: str | None) -> int:
+def _wait_on(cid: int, db: Location | None) -> int:
     return _wait(_connect(db), cid)
 
 
@@ -184,7 +170,7 @@ def worker_command(
     max_iterations: int,
     timeout: float,
     tool_deadline: float,
-    db: str | None,
+    db: Location | None,
 ) -> None:
     """Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round."""
     from scheduler_agent.agent.errors import ModelRequestFailed
@@ -205,11 +191,10 @@ def worker_command(
     def say(line: str) -> None:
         click.echo(visible(line), err=True)
 
-    from scheduler_agent.storage.dialect import is_url
     from scheduler_agent.workers.wake import Listening, Polling
 
-    listen = db is not None and is_url(db)  # PostgreSQL: idle slots LISTEN; SQLite: they poll
-    wake: Any = (lambda: Listening(db)) if listen and db is not None else Polling
+    url = db if isinstance(db, str) else None  # PostgreSQL: idle slots LISTEN; SQLite: they poll
+    wake: Any = (lambda: Listening(url)) if url is not None else Polling
 
     def send() -> Any:
         return ModelAPI(make_client(), timeout=request_timeout).send
@@ -228,7 +213,7 @@ def worker_command(
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
 @db_option
 @person_facing()
-def approve_command(cid: int, call: str | None, db: str | None) -> None:
+def approve_command(cid: int, call: str | None, db: Location | None) -> None:
     """Approve a side effect a submitted turn waits on; the next worker to claim the turn goes on."""
     _answer(cid, call, True, "", db)
 
@@ -242,12 +227,12 @@ def approve_command(cid: int, call: str | None, db: str | None) -> None:
 @click.option("--reason", "reason", default="", metavar="TEXT", help="Why: the model is told, to propose another.")
 @db_option
 @person_facing()
-def decline_command(cid: int, call: str | None, reason: str, db: str | None) -> None:
+def decline_command(cid: int, call: str | None, reason: str, db: Location | None) -> None:
     """Decline a side effect a submitted turn waits on; the model hears the reason from the next worker."""
     _answer(cid, call, False, reason, db)
 
 
-def _answer(cid: int, call: str | None, approved: bool, reason: str, db: str | None) -> None:
+def _answer(cid: int, call: str | None, approved: bool, reason: str, db: Location | None) -> None:
     from scheduler_agent.workers import approvals
 
     conn = _connect(db)

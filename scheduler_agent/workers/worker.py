@@ -171,7 +171,9 @@ class Worker:
             while not done.wait(self.config.lease_seconds / 3):
                 for slot in self.slots:
                     cid = slot.cid
-                    if cid is not None and not lease.renew(conn, cid, slot.holder):
+                    if cid is None or lease.renew(conn, cid, slot.holder) or slot.cid != cid:
+                        continue  # renewed, or the turn ended (and was released) meanwhile
+                    if queue.status(conn, cid).state == "queued":
                         self.say(f"worker: the lease on conversation {cid} was lost; its slot stops at its next step")
         finally:
             conn.close()
