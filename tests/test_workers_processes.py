@@ -152,7 +152,7 @@ def test_a_worker_holding_a_lease_is_not_disturbed_by_another(store: Location) -
     conn = assert_all_booked_once(store, [cid])
     assert conn.execute("SELECT claims FROM work_queue WHERE conversation_id = ?", (cid,)).fetchone()[0] == 1
     assert conversations.load(conn, cid)[0].counters["restarts"] == 0
-    assert "taken up" not in err_second
+    assert f"conversation {cid} taken up" not in err_second and "0 turn(s) taken up here" in err_second
 
 
 def test_sigterm_finishes_the_round_stores_it_and_releases_the_turn(store: Location) -> None:
