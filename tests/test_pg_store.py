@@ -284,3 +284,23 @@ def test_ci_installs_postgresql_when_it_is_missing() -> None:
     check, install = command.split(" || ", 1)
     assert "ls /usr/lib/postgresql/*/bin/initdb" in check
     assert install.startswith("(apt-get update -qq && apt-get install -y -qq ") and " postgresql)" in install
+
+
+def test_what_the_workers_need_claims_with_skip_locked_and_a_pool(pg_conn: Connection, pg_url: str) -> None:
+    """A row claimed FOR UPDATE SKIP LOCKED in one transaction is passed over by another; pooled connections
+    have the same surface."""
+    from scheduler_agent.storage.pg import Pool
+
+    context = conversations.Context("claude-sonnet-5-5", 1024, "s", [])
+    ids = [conversations.create(pg_conn, context, started_on="2026-08-27", clock_pin=None) for _ in range(2)]
+    claim = "SELECT id FROM conversations ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+    pool = Pool(pg_url, min_size=1, max_size=2)
+    try:
+        with pool.connection() as one, pool.connection() as two, db.transaction(one):
+            assert one.execute(claim).fetchone()["id"] == ids[0]
+            with db.transaction(two):
+                assert two.execute(claim).fetchone()["id"] == ids[1]  # the first is locked: skipped
+                assert two.in_transaction
+    finally:
+        pool.close()
+    assert not pg_conn.in_transaction

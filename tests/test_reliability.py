@@ -1,4 +1,5 @@
-"""One process runs a conversation at a time (the lease), and what is written is private and where it was asked."""
+"""One process runs a conversation at a time (the lease: on SQLite and PostgreSQL), and what is written is private
+and where it was asked."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from scheduler_agent.grammar.check import check
 from scheduler_agent.storage import conversations, lease
 from scheduler_agent.storage.conversations import Context, Journal
-from scheduler_agent.storage.db import connect
+from scheduler_agent.storage.db import connect, open_db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
 
 
@@ -70,8 +71,10 @@ def test_two_resumes_at_once_one_runs_the_other_says_who_holds_it_exit_8(
     assert lease.current(conn, cid) is None  # released when the turn ended
 
 
-def test_the_lease_is_claimed_renewed_and_released_by_its_holder(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "cal.db")
+def test_the_lease_is_claimed_renewed_and_released_by_its_holder(
+    any_db: Path | str,
+) -> None:  # on SQLite and PostgreSQL
+    conn = open_db(any_db)
     cid = conversations.create(conn, Context("m", 1, "s", []), started_on="2026-08-27", clock_pin=None)
     me, other = lease.Holder.me(), lease.Holder("elsewhere.example", 4242)
     held = lease.claim(conn, cid, other)
@@ -86,8 +89,10 @@ def test_the_lease_is_claimed_renewed_and_released_by_its_holder(tmp_path: Path)
     assert lease.claim(conn, cid, me).holder == me
 
 
-def test_an_expired_lease_or_a_dead_holder_on_this_host_is_taken_over(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "cal.db")
+def test_an_expired_lease_or_a_dead_holder_on_this_host_is_taken_over(
+    any_db: Path | str,
+) -> None:  # on SQLite and PostgreSQL
+    conn = open_db(any_db)
     cid = conversations.create(conn, Context("m", 1, "s", []), started_on="2026-08-27", clock_pin=None)
     lease.claim(conn, cid, lease.Holder("elsewhere.example", 1), seconds=-1)  # already expired
     assert lease.claim(conn, cid, lease.Holder.me()).holder == lease.Holder.me()
@@ -97,8 +102,8 @@ def test_an_expired_lease_or_a_dead_holder_on_this_host_is_taken_over(tmp_path: 
     assert lease.claim(conn, cid, lease.Holder.me()).holder == lease.Holder.me()
 
 
-def test_deleting_a_conversation_deletes_its_lease(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "cal.db")
+def test_deleting_a_conversation_deletes_its_lease(any_db: Path | str) -> None:
+    conn = open_db(any_db)
     cid = conversations.create(conn, Context("m", 1, "s", []), started_on="2026-08-27", clock_pin=None)
     lease.claim(conn, cid, lease.Holder.me())
     conversations.delete(conn, cid)
