@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import inputs, loop_rows, process_rows, store_rows
+from benchmarks import workers as worker_rows
 from benchmarks.common import Row, bench_env, print_table
 
 
@@ -56,6 +57,7 @@ FIGURES = (
     "resume of a",
     "`calendar import` of",
     store_rows.FIGURE,
+    "workers (SQLite)",
 )
 
 
@@ -105,6 +107,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None]) -> 
             lambda: [process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events))],
         ),
         (store_rows.FIGURE, lambda: store_rows.per_iteration_overhead(folder, runs, 5 if runs == 1 else 50)),
+        ("workers", lambda: worker_rows.suite_rows(folder, sizes == QUICK, say)),  # issue 16
     ]
     for name, make in plan:
         started = time.perf_counter()

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.timeout(600)  # the quick suite starts many processes (the workers' rows too): minutes on a busy machine
 def test_quick_suite_prints_every_row_of_the_table() -> None:
     sys.path.insert(0, str(ROOT))
     try:

@@ -24,6 +24,7 @@ Exit codes:
   6 lint: a conversation that is only interrupted
   7 the model's reply could not be used (kept beside the list)
   8 the conversation is being run elsewhere
+  9 wait: the submitted turn waits for `approve`/`decline`
   130 interrupted"""
 
 _CLI = "scheduler_agent.cli"
@@ -67,6 +68,27 @@ COMMANDS = {  # name -> where the command is, and its one-line help (tests/test_
         "The stored conversations: list, show (the array exactly, with --json), delete.",
     ),
     "db": (f"{_CLI}.database:db_app", "The database file that holds the calendar and the conversations."),
+    # issue 16: many workers, one database (cli/workers.py)
+    "submit": (
+        f"{_CLI}.workers:submit_command",
+        "Store a user turn for the workers and print its conversation id at once (alone on the last line).",
+    ),
+    "worker": (
+        f"{_CLI}.workers:worker_command",
+        "Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round.",
+    ),
+    "wait": (
+        f"{_CLI}.workers:wait_command",
+        "Block until a submitted turn ends and print it as `ask` does; exit as `ask` would (9: waits for approval).",
+    ),
+    "approve": (
+        f"{_CLI}.workers:approve_command",
+        "Approve a side effect a submitted turn waits on; the next worker to claim the turn goes on.",
+    ),
+    "decline": (
+        f"{_CLI}.workers:decline_command",
+        "Decline a side effect a submitted turn waits on; the model hears the reason from the next worker.",
+    ),
 }
 
 

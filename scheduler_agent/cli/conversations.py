@@ -62,8 +62,8 @@ id_argument = argument("cid", help="The conversation id (see `conversations list
 @click.option(
     "--state",
     metavar="STATE",
-    help="Only those in this state: waiting, interrupted, complete, or stopped (the last turn ended at "
-    "the iteration bound or by a model stop).",
+    help="Only those in this state: waiting, interrupted, complete, stopped (the last turn ended at "
+    "the iteration bound or by a model stop), or needs-approval (a worker's turn waits for `approve`/`decline`).",
 )
 @json_flag(help="One JSON array of objects, for scripts.")
 @person_facing()

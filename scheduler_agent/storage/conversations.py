@@ -195,7 +195,7 @@ def totals(conn: Connection) -> dict[str, int]:
     return {"conversations": row[0], **{c: row[i + 1] for i, c in enumerate(COUNTERS)}}
 
 
-STATES = ("waiting", "interrupted", "complete", "stopped")
+STATES = ("waiting", "interrupted", "complete", "stopped", "needs-approval")
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,8 @@ def summaries(
     """The conversations that have entries, newest first; `limit` None: all.
 
     `query` matches any entry's text (case-insensitive); `model` is the model as stored; `state`
-    one of STATES ("stopped": the last turn ended at the iteration bound or by a model stop).
+    one of STATES ("stopped": the last turn ended at the iteration bound or by a model stop;
+    "needs-approval": a worker stopped it at a side effect that waits for `approve`/`decline`).
     """
     if state is not None and state not in STATES:
         raise AgentError(f"unknown state {state!r}: one of {', '.join(STATES)}")
@@ -237,6 +238,7 @@ def summaries(
         f"""
         SELECT * FROM (
             SELECT c.id, c.created_at, c.model, c.last_stop,
+                   EXISTS (SELECT 1 FROM pending_approvals p WHERE p.conversation_id = c.id) AS pending,
                    (SELECT count(*) FROM entries WHERE conversation_id = c.id) AS n,
                    (SELECT content FROM entries WHERE conversation_id = c.id AND position = 0) AS first,
                    (SELECT role || ' ' || content FROM entries WHERE conversation_id = c.id
@@ -257,6 +259,8 @@ def summaries(
 
 
 def _state(row: Row) -> str:
+    if row["pending"]:
+        return "needs-approval"
     if row["last_stop"] is not None:
         return "stopped"
     role, _, content = row["last"].partition(" ")

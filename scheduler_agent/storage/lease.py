@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from scheduler_agent.agent.errors import AgentError
@@ -32,10 +32,12 @@ class ConversationBusy(AgentError):
 
 @dataclass(frozen=True)
 class Holder:
-    """Who runs a conversation: a process on a host."""
+    """Who runs a conversation: a process on a host. `lease_seconds`: how long its claims and renewals
+    last (a worker's `--lease`); not part of who it is."""
 
     host: str
     pid: int
+    lease_seconds: float = field(default=LEASE_SECONDS, compare=False)
 
     @classmethod
     def me(cls) -> Holder:
@@ -45,8 +47,10 @@ class Holder:
         return f"process {self.pid} on {self.host}"
 
     def alive(self) -> bool | None:
-        """Whether the process still exists; None when it runs on another host (only expiry tells)."""
-        if self.host != socket.gethostname():
+        """Whether the process still exists; None when it runs on another host (only expiry tells).
+
+        A worker's slots hold leases as `host#slot` (workers/queue.py): the host is the part before `#`."""
+        if self.host.partition("#")[0] != socket.gethostname():
             return None
         try:
             os.kill(self.pid, 0)
@@ -81,9 +85,11 @@ def current(conn: Connection, cid: int) -> Lease | None:
     return None if row is None else Lease(cid, Holder(row[0], int(row[1])), row[2], row[3])
 
 
-def claim(conn: Connection, cid: int, holder: Holder, seconds: float = LEASE_SECONDS) -> Lease:
-    """Take the lease on `cid` for `holder`, or raise ConversationBusy naming who holds it and since when."""
+def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = None) -> Lease:
+    """Take the lease on `cid` for `holder` (for `seconds`, else the holder's own lease length), or raise
+    ConversationBusy naming who holds it and since when."""
     now = _now()
+    seconds = holder.lease_seconds if seconds is None else seconds
     with transaction(conn):
         held = current(conn, cid)
         if held is not None and held.holder != holder and not _lapsed(held, now):
@@ -102,8 +108,10 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float = LEASE_SEC
     return Lease(cid, holder, since, expires)
 
 
-def renew(conn: Connection, cid: int, holder: Holder, seconds: float = LEASE_SECONDS) -> bool:
-    """Push the expiry of `holder`'s lease on; False if it no longer holds it."""
+def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = None) -> bool:
+    """Push the expiry of `holder`'s lease on (by `seconds`, else its own lease length); False if it no
+    longer holds it."""
+    seconds = holder.lease_seconds if seconds is None else seconds
     expires = _iso(_now() + timedelta(seconds=seconds))
     with transaction(conn):
         cursor = conn.execute(

@@ -554,3 +554,52 @@ def m025_booked_time(conn: Connection) -> None:
         "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
         + rows.format(start="e.start_utc", end="e.end_utc"),
     )
+
+
+@migration
+def m030_work_queue(conn: Connection) -> None:
+    """The turns handed to workers (`submit`): one row per conversation, what it waits for and how it ended.
+
+    `text` is the submitted text while no worker has put it in the list yet (`base`: the list's length
+    when it was submitted, so a worker tells "not begun" from "begun and interrupted"). Who runs a turn
+    now is the conversation's lease (m010). Times are ISO UTC text written by the code, on any database.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE work_queue (
+            conversation_id INTEGER PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+            state TEXT NOT NULL CHECK (state IN ('queued', 'needs-approval', 'done', 'failed')),
+            text TEXT,                          -- the submitted text, until a worker adds it to the list
+            base INTEGER NOT NULL DEFAULT 0,    -- the list's length when it was submitted
+            approved TEXT NOT NULL DEFAULT '[]',  -- JSON: the tools run without asking (`--yes`)
+            submitted_at TEXT NOT NULL,
+            claims INTEGER NOT NULL DEFAULT 0,  -- how many times a worker took it up
+            claimed_at TEXT,                    -- when a worker first took it up
+            finished_at TEXT,
+            exit_code INTEGER,                  -- as `ask` would have exited
+            answer TEXT NOT NULL DEFAULT '',    -- the model's last text
+            statement TEXT NOT NULL DEFAULT ''  -- why it stopped, when not done, or the error
+        )
+        """,
+        "CREATE INDEX work_queue_by_state ON work_queue (state, submitted_at)",
+    )
+
+
+@migration
+def m031_pending_approvals(conn: Connection) -> None:
+    """Side effects a worker could not ask anyone about: they wait, by tool_use id, for `approve`/`decline`
+    (the answer itself goes to `approvals`, m004, as a person's answer at a terminal does)."""
+    _run(
+        conn,
+        """
+        CREATE TABLE pending_approvals (
+            tool_use_id TEXT PRIMARY KEY CHECK (tool_use_id <> ''),
+            conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            name TEXT NOT NULL,      -- the tool
+            summary TEXT NOT NULL,   -- what it will do, as a person at a terminal is shown it
+            asked_at TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX pending_approvals_by_conversation ON pending_approvals (conversation_id)",
+    )

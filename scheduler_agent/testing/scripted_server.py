@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -179,14 +180,19 @@ class ScriptedServer:
     By default the replies are served in order. With `by_length=True` the reply is chosen by the
     request's entry count (1 entry: the first reply, 3: the second, ...), so a conversation that
     a crash interrupted and another process resumed gets the same answer to the same request.
+    With `script`, the reply is whatever it returns for the request (None: there is none), so many
+    conversations at once can each get their own (their own tool_use ids, their own slot).
     """
 
     START_SECONDS = 10.0
     """The start-up deadline: a server that is not serving by then fails its test with a clear message."""
 
-    def __init__(self, replies: list[Reply], *, by_length: bool = False) -> None:
+    def __init__(
+        self, replies: list[Reply], *, by_length: bool = False, script: Callable[[JSON], Reply | None] | None = None
+    ) -> None:
         self.replies = list(replies)
         self.by_length = by_length
+        self.script = script
         self.received: list[JSON] = []
         self.served: set[int] = set()
         self._lock = threading.Lock()
@@ -216,6 +222,8 @@ class ScriptedServer:
     def _next(self, request: JSON) -> tuple[Reply | None, int]:
         with self._lock:
             self.received.append(request)
+            if self.script is not None:
+                return self.script(request), len(self.received)
             number = (len(request.get("messages", [])) + 1) // 2 if self.by_length else len(self.received)
             if not 1 <= number <= len(self.replies):
                 return None, number

@@ -1,0 +1,237 @@
+"""Many workers, one database (issue 16): does throughput grow with the workers when the model dominates?
+
+    python -m benchmarks.workers                     # 100 conversations x 3 replies, 300 ms each; 1, 2, 4 workers
+    python -m benchmarks.workers --store both        # SQLite, then a temporary PostgreSQL server
+    python -m benchmarks.workers --quick             # 8 conversations, 50 ms replies: checks that it runs
+
+Each worker is a `scheduler-agent worker` process (one turn at a time) against a loopback scripted
+API that answers every request after the delay, so the model's time dominates as in life. The
+workers are started and idle before the turns are submitted; the time is from the first claim to
+the last completion, as the queue recorded them (worker start-up excluded). The local cost per
+iteration is what one worker spends beyond the model's delay: the SDK, the checks, the tools and
+the store, of which the database is the part that differs between SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import NEUTRAL_CWD, PLACEHOLDER_KEY, Row, bench_env, cli, print_table
+
+GOAL = 3.5  # 4 workers at least this many times one worker's throughput
+
+
+@dataclass(frozen=True)
+class Run:
+    workers: int
+    seconds: float  # first claim to last completion
+    iterations: int
+
+
+def worker_command() -> list[str]:
+    return [*cli(), "worker"]
+
+
+def _seconds(start: str, end: str) -> float:
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+
+
+def one_run(target: str, workers: int, conversations: int, delay: float) -> Run:
+    """Start `workers` idle workers, submit the turns, wait for the last to end, stop the workers."""
+    from scheduler_agent.agent.approval import BOOKINGS
+    from scheduler_agent.agent.request import DEFAULT_MODEL
+    from scheduler_agent.agent.session import Settings
+    from scheduler_agent.calendar.clock import Clock
+    from scheduler_agent.calendar.fixtures import seed_demo
+    from scheduler_agent.storage import db
+    from scheduler_agent.testing.booking_script import booking_script, request_text
+    from scheduler_agent.testing.scripted_server import ScriptedServer
+    from scheduler_agent.workers.submission import submit_turn
+
+    conn = _open(db, target)
+    seed_demo(conn)
+    with ScriptedServer([], script=booking_script(delay)) as server:
+        env = bench_env(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=PLACEHOLDER_KEY)
+        started = [
+            subprocess.Popen(
+                [*worker_command(), "--db", target, "--lease", "30"],
+                env=env,
+                cwd=NEUTRAL_CWD,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(workers)
+        ]
+        try:
+            for process in started:  # each says so once its slots run: start-up is over
+                assert process.stderr is not None
+                line = process.stderr.readline()
+                if "worker: process" not in line:
+                    raise RuntimeError(f"a worker did not start: {line}{process.stderr.read()[-600:]}")
+            clock = Clock.pinned_at(datetime(2026, 8, 27).date(), datetime(2026, 8, 27, 9).time(), "Europe/London")
+            settings = Settings(DEFAULT_MODEL, 8, stream=True)
+            for n in range(conversations):
+                submit_turn(conn, request_text(n), clock=clock, settings=settings, approved=BOOKINGS)
+            deadline = time.monotonic() + 60 + conversations * 3 * (delay + 1.0)
+            while _unfinished(conn) and time.monotonic() < deadline:
+                if any(p.poll() is not None for p in started):
+                    raise RuntimeError("a worker exited before the turns were done")
+                time.sleep(0.2)
+            if _unfinished(conn):
+                raise RuntimeError(f"{_unfinished(conn)} turn(s) not done in time")
+        finally:
+            for process in started:
+                process.send_signal(signal.SIGTERM)
+            for process in started:
+                try:
+                    process.wait(30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        first, last, bad = conn.execute(
+            "SELECT min(claimed_at), max(finished_at),"
+            " sum(CASE WHEN state = 'done' AND exit_code = 0 THEN 0 ELSE 1 END) FROM work_queue"
+        ).fetchone()
+        if bad:
+            raise RuntimeError(f"{bad} turn(s) did not end well")
+        booked = conn.execute("SELECT count(*) FROM events WHERE title LIKE 'Slot %'").fetchone()[0]
+        if booked != conversations:
+            raise RuntimeError(f"{booked} slots booked for {conversations} conversations")
+        iterations = len(server.received)
+    conn.close()
+    return Run(workers, _seconds(first, last), iterations)
+
+
+def _open(db: Any, target: str) -> Any:
+    """The store at `target`, migrated: a SQLite file, or a PostgreSQL URL (storage.db.open_db takes both)."""
+    return db.open_db(target if target.startswith("postgresql://") else Path(target))
+
+
+def _unfinished(conn: Any) -> int:
+    return int(conn.execute("SELECT count(*) FROM work_queue WHERE state = 'queued'").fetchone()[0])
+
+
+@contextmanager
+def databases(store: str, folder: Path) -> Iterator[Callable[[str], str]]:
+    """Where each run's new, empty database is: a file in `folder`, or a database on a PostgreSQL server
+    started for the benchmark (scheduler_agent/testing/postgres.py), durable as in production."""
+    if store == "sqlite":
+        yield lambda name: str(folder / f"{name}.db")
+        return
+    from scheduler_agent.testing.postgres import PostgresServer
+
+    server = PostgresServer(durable=True).start()
+    try:
+        yield lambda name: server.new_database()
+    finally:
+        server.stop()
+
+
+def suite_rows(folder: Path, quick: bool, say: Callable[[str], None]) -> list[Row]:
+    """The suite's rows (benchmarks/run.py): SQLite, then PostgreSQL where a server can be started here.
+
+    `--quick` only checks that the rows run: 4 conversations, 1 and 2 workers, SQLite."""
+    if quick:
+        skipped = Row("workers (PostgreSQL)", "not measured in --quick: `python -m benchmarks.workers --store both`")
+        return [*rows(folder, 4, 0.05, [1, 2], "sqlite", say), skipped]
+    table = rows(folder, 100, 0.3, [1, 2, 4], "sqlite", say)
+    from scheduler_agent.testing.postgres import ServerUnavailable
+
+    try:
+        table += rows(folder, 100, 0.3, [1, 2, 4], "postgresql", say)
+    except ServerUnavailable as exc:
+        table.append(Row("workers (PostgreSQL)", f"not measured: no PostgreSQL server here ({exc})"))
+    return table
+
+
+def rows(
+    folder: Path, conversations: int, delay: float, counts: list[int], store: str, say: Callable[[str], None]
+) -> list[Row]:
+    with databases(store, folder) as new_database:
+        return _rows(new_database, conversations, delay, counts, store, say)
+
+
+def _rows(
+    new_database: Callable[[str], str],
+    conversations: int,
+    delay: float,
+    counts: list[int],
+    store: str,
+    say: Callable[[str], None],
+) -> list[Row]:
+    runs: list[Run] = []
+    for count in counts:
+        started = time.perf_counter()
+        runs.append(one_run(new_database(f"workers-{count}"), count, conversations, delay))
+        say(f"  {count} worker(s): {runs[-1].seconds:.1f} s (in {time.perf_counter() - started:.1f} s with start-up)")
+    name = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}[store]
+    base = runs[0]
+    table: list[Row] = []
+    for run in runs:
+        speedup = base.seconds / run.seconds * (run.iterations / base.iterations)
+        claim = run.workers == 4 and delay >= 0.3  # the claim is for a model that takes its time
+        goal = f">= {GOAL}x" if claim else "-"
+        table.append(
+            Row(
+                f"workers ({name}): {conversations} conversations x 3 replies, {delay * 1000:.0f} ms each, "
+                f"{run.workers} worker(s)",
+                f"{run.seconds:.1f} s, {conversations / run.seconds:.2f} turns/s",
+                f"1 worker: {base.seconds:.1f} s" if run.workers != 1 else "-",
+                f"{speedup:.2f}x",
+                goal,
+                speedup >= GOAL if claim else None,
+            )
+        )
+    per_iteration = base.seconds / base.iterations - delay
+    table.append(
+        Row(
+            f"workers ({name}): local cost per iteration, one worker (all but the model's delay)",
+            f"{per_iteration * 1000:.1f} ms",
+        )
+    )
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.workers", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="8 conversations, 50 ms replies")
+    parser.add_argument("--conversations", type=int, default=100)
+    parser.add_argument("--delay", type=float, default=0.3, help="seconds the scripted API takes per reply")
+    parser.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated (the first is the base)")
+    parser.add_argument(
+        "--store",
+        choices=("sqlite", "postgresql", "both"),
+        default="sqlite",
+        help="the database (PostgreSQL: a temporary server, as the tests start one)",
+    )
+    args = parser.parse_args(argv)
+    conversations, delay = (8, 0.05) if args.quick else (args.conversations, args.delay)
+    counts = [int(n) for n in args.workers.split(",")]
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="scheduler-agent-bench-workers-") as tmp:
+        stores = ["sqlite", "postgresql"] if args.store == "both" else [args.store]
+        table = [row for store in stores for row in rows(Path(tmp), conversations, delay, counts, store, say)]
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"workers benchmark: {os.cpu_count()} cores, load average {load}{'; QUICK' if args.quick else ''}\n")
+    print_table(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
