@@ -39,6 +39,7 @@ from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS, build_request, enc
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, CallStatus, Toolbox
 from scheduler_agent.agent.trim import TRIMS, estimate_tokens
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.prefs import preferences_block
@@ -84,6 +85,7 @@ class Settings:
     trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (agent/trim.py)
     stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
     request_timeout: float = 600.0  # seconds one request to the model may take in all (`--timeout`)
+    invites: bool | None = None  # False: `--no-invites`, the calendar server sends no invitations
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -112,7 +114,7 @@ class Session:
         self.journal = Journal(conn, cid, self.messages) if cid is not None else None
         self.checker = IncrementalChecker()
         self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
-        tools = CalendarTools(conn, clock, settings.tool_deadline)
+        tools = CalendarTools(conn, clock, settings.tool_deadline, open_calendar(conn, invites=settings.invites))
         self.toolbox: Toolbox = (
             tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen, approved)
         )
