@@ -9,6 +9,7 @@ SIGKILLs it at a named point (SCHEDULER_AGENT_FAULT, a test-only hook: testing/f
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 import subprocess
 import threading
@@ -157,3 +158,67 @@ def test_the_server_killed_mid_turn_gives_the_model_an_error_and_the_person_a_cl
     assert sent["is_error"] is True and sent["tool_use_id"] == "toolu_cd_2"
     assert text_of(sent).startswith("The calendar cannot be used: cannot reach the CalDAV server")
     assert sqlite3.connect(db).execute("SELECT count(*) FROM bookings").fetchone()[0] == 0
+
+
+def test_a_recorded_caldav_session_replays_on_the_local_calendar_with_the_server_stopped(
+    db: Path, radicale: RadicaleServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--record` snapshots the remote events into the cassette's calendar; the replay, with Radicale
+    stopped and every socket watched, gives the same tool results to the letter."""
+    from datetime import UTC, datetime, timedelta
+
+    from scheduler_agent.playback.replay import replay
+
+    mine = Calendar(client=client_for(radicale, OWNER_USER), url=calendar_url(radicale, OWNER_USER, "work"))
+    tuesday_10 = datetime(2027, 3, 2, 10, 0, tzinfo=UTC)
+    mine.save_event(vevent("a", "Design review", tuesday_10, tuesday_10 + timedelta(minutes=30)))
+    theirs = Calendar(client=client_for(radicale, PRIYA_USER), url=calendar_url(radicale, PRIYA_USER, "shared"))
+    theirs.save_event(vevent("d", "Dentist", tuesday_10 + timedelta(hours=1), tuesday_10 + timedelta(hours=2)))
+    script = [
+        SCRIPT[0],
+        Reply([tool_use("toolu_cd_c", "create_event", {**BOOK, "start": "2027-03-02T11:00"})], "tool_use"),
+        SCRIPT[1],
+        Reply([tool_use("toolu_cd_l", "list_events", {"start": "2027-03-01", "end": "2027-03-07"})], "tool_use"),
+        Reply([text("Booked Tuesday 14:00 with Priya.")]),
+    ]
+    cassette = tmp_path / "caldav-session.yaml"
+    with ScriptedServer(script) as model:
+        live = cli(["ask", ASK, "--yes", "--record", str(cassette), "--db", str(db), "--today", TODAY], model, radicale)
+    assert live.returncode == 0, live.stdout + live.stderr
+    recorded = results_of(db)
+    assert [r.get("is_error", False) for r in recorded] == [False, True, False, False]  # 11:00 clashes: Dentist
+    assert "overlaps 'busy' (Tue 2027-03-02 11:00-12:00; priya)" in text_of(recorded[1])
+    assert "Event id: 1000002." in text_of(recorded[2])  # after Design review's 1000001
+    assert "'Design review'" in text_of(recorded[3]) and "'Roadmap'" in text_of(recorded[3])
+    written = cassette.read_text(encoding="utf-8")
+    assert radicale.users[OWNER_USER] not in written and "127.0.0.1" not in written  # no password, no server
+
+    radicale.stop()
+    connected: list[Any] = []
+    real_connect = socket.socket.connect
+
+    def watched(self: socket.socket, address: Any) -> Any:
+        connected.append(address)
+        if not (isinstance(address, tuple) and address[0] in ("127.0.0.1", "::1", "localhost")):
+            raise AssertionError(f"the replay opened a socket to {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", watched)
+    replayed = replay(cassette, report=lambda event: None)
+    assert replayed.exit_code == 0
+    again = [
+        b for m in replayed.messages if m["role"] == "user" for b in m["content"] if b.get("type") == "tool_result"
+    ]
+    assert [(r["tool_use_id"], text_of(r), r.get("is_error", False)) for r in again] == [
+        (r["tool_use_id"], text_of(r), r.get("is_error", False)) for r in recorded
+    ]
+    assert not any(isinstance(a, tuple) and a[1] == radicale.port for a in connected), connected  # no CalDAV traffic
+
+
+def vevent(uid: str, title: str, start: Any, end: Any) -> str:
+    lines = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//a calendar app//EN", "BEGIN:VEVENT", f"UID:{uid}",
+        "DTSTAMP:20270101T000000Z", f"DTSTART:{start:%Y%m%dT%H%M%SZ}", f"DTEND:{end:%Y%m%dT%H%M%SZ}",
+        f"SUMMARY:{title}", "END:VEVENT", "END:VCALENDAR",
+    ]  # fmt: skip
+    return "\r\n".join(lines) + "\r\n"

@@ -124,7 +124,7 @@ def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_witho
 
     with pytest.raises(ToolError) as clash:
         run(tools, "create_event", {"with": "priya", "start": "2027-03-02T11:00", "minutes": 30}, "toolu_c")
-    assert "overlaps 'busy' (Tue 2027-03-02 11:00-11:30; priya)" in str(clash.value)  # free-busy: no title
+    assert "overlaps 'busy' (Tue 2027-03-02 11:00-12:00; priya)" in str(clash.value)  # free-busy: no title
     assert "windows that day: Tue 2027-03-02 09:00-10:00, Tue 2027-03-02 10:30-11:00" in str(clash.value)
     assert len(server_events(radicale)) == 1
 

@@ -114,7 +114,8 @@ class Session:
         self.journal = Journal(conn, cid, self.messages) if cid is not None else None
         self.checker = IncrementalChecker()
         self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
-        tools = CalendarTools(conn, clock, settings.tool_deadline, open_calendar(conn, invites=settings.invites))
+        self.calendar = open_calendar(conn, invites=settings.invites)  # the local one, or the CalDAV server
+        tools = CalendarTools(conn, clock, settings.tool_deadline, self.calendar)
         self.toolbox: Toolbox = (
             tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen, approved)
         )

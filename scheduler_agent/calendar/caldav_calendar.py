@@ -23,7 +23,8 @@ import sqlite3
 import uuid
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from datetime import datetime
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.backend import Answer, Key, SqliteCalendar, StoredEvent
 from scheduler_agent.calendar.bookings import Booking, booking_for
@@ -32,7 +33,7 @@ from scheduler_agent.calendar.caldav_changes import describe
 from scheduler_agent.calendar.caldav_connect import REQUEST_DEADLINE_SECONDS, Connection, password_for
 from scheduler_agent.calendar.caldav_ics import booking_uid
 from scheduler_agent.calendar.caldav_read import href_of
-from scheduler_agent.calendar.caldav_types import Written
+from scheduler_agent.calendar.caldav_types import BusyInterval, Written
 from scheduler_agent.calendar.prefs import Preference
 from scheduler_agent.calendar.slots import Interval
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person, Recurrence
@@ -96,7 +97,7 @@ class RemoteCalendar:
         self, keys: Sequence[str], start: datetime, end: datetime, *, excluding: Event | None = None
     ) -> dict[str, list[Interval]]:
         found: dict[str, list[Interval]] = {key: [] for key in keys}
-        for interval in self.remote.busy(keys, start, end):
+        for interval in self._busy(keys, start, end):
             skip = None if excluding is None else (excluding.id, excluding.start)
             if interval.href is not None and (interval.event_id, interval.start) == skip:
                 continue
@@ -109,12 +110,20 @@ class RemoteCalendar:
             for remote in self.remote.events(start, end):
                 if remote.busy:
                     unique[(remote.event.id, remote.event.start, "")] = remote.event
-        for interval in self.remote.busy([key for key in keys if key != OWNER_KEY], start, end):
+        for interval in self._busy([key for key in keys if key != OWNER_KEY], start, end):
             if interval.href is not None and any(k[0] == interval.event_id for k in unique):
                 continue  # an event of the owner's calendar they attend: already there
             event = Event(interval.event_id or 0, interval.title, interval.start, interval.end, (interval.person,))
             unique.setdefault((event.id, event.start, interval.person if not event.id else ""), event)
         return sorted(unique.values(), key=lambda event: (event.start, event.id))
+
+    def _busy(self, keys: Sequence[str], start: datetime, end: datetime) -> list[BusyInterval]:
+        """Busy time overlapping [start, end), asked for the whole days around it: free-busy answers are
+        cut at the range asked, so a busy hour reads the same whatever part of it a check looks at."""
+        zone = ZoneInfo(self.owner().tz)
+        first = datetime.combine(start.astimezone(zone).date(), time(0), zone)
+        last = datetime.combine(end.astimezone(zone).date() + timedelta(days=1), time(0), zone)
+        return [b for b in self.remote.busy(keys, first, last) if b.start < end and b.end > start]
 
     def event(self, event_id: int) -> StoredEvent | None:
         href = href_of(self.conn, event_id)
@@ -172,39 +181,23 @@ class RemoteCalendar:
         if written.already_made:  # another process of this same call wrote it first
             text = written_text(dataclasses.replace(written, invites=False), self.owner().tz)
         else:
-            text = answer(written.event.event) + self._clashes(written)
+            text = answer(written.event.event) + clashes_text(written, self.owner().tz)
         return record(self.conn, key, written, text).result
 
     def move(
         self, stored: StoredEvent, occurrence: Event, start: datetime, end: datetime, key: Key | None, answer: Answer
     ) -> str:
-        call = self._call(key, stored)
+        call = call_of(self.conn, key, stored)
         minutes = int((end - start).total_seconds() // 60)
         written = self.remote.move(call, stored.event.id, start, minutes, etag=self._etags.get(stored.event.id))
-        return record(self.conn, key, written, answer(written.event.event) + self._clashes(written)).result
+        return record(
+            self.conn, key, written, answer(written.event.event) + clashes_text(written, self.owner().tz)
+        ).result
 
     def cancel(self, stored: StoredEvent, occurrence: Event, key: Key | None, answer: Answer) -> str:
-        call = self._call(key, stored)
+        call = call_of(self.conn, key, stored)
         written = self.remote.cancel(call, stored.event.id, etag=self._etags.get(stored.event.id))
         return record(self.conn, key, written, answer(occurrence)).result
-
-    # --- the records ----------------------------------------------------------------------------
-
-    def _call(self, key: Key | None, stored: StoredEvent) -> str:
-        href = href_of(self.conn, stored.event.id)
-        row = self.conn.execute("SELECT uid FROM caldav_events WHERE id = ?", (stored.event.id,)).fetchone()
-        if href is not None and row is not None:
-            intend(self.conn, key, href, str(row[0]))
-        return key.tool_use_id if key is not None else f"cli-{uuid.uuid4().hex}"
-
-    def _clashes(self, written: Written) -> str:
-        if not written.clashes:
-            return ""
-        tz = self.owner().tz
-        return (
-            f" While it was being written, {describe(written.clashes, tz)} appeared in the same time on the calendar"
-            " server; the booking is kept. Tell the user about the clash."
-        )
 
 
 def intend(conn: sqlite3.Connection, key: Key | None, href: str, uid: str) -> None:
@@ -241,3 +234,21 @@ def record(conn: sqlite3.Connection, key: Key | None, written: Written, text: st
     found = booking_for(conn, key.tool_use_id)
     assert found is not None
     return dataclasses.replace(found, event_id=event_id)
+
+
+def call_of(conn: sqlite3.Connection, key: Key | None, stored: StoredEvent) -> str:
+    """The id a move or cancellation of `stored` writes under, its link row committed first."""
+    href = href_of(conn, stored.event.id)
+    row = conn.execute("SELECT uid FROM caldav_events WHERE id = ?", (stored.event.id,)).fetchone()
+    if href is not None and row is not None:
+        intend(conn, key, href, str(row[0]))
+    return key.tool_use_id if key is not None else f"cli-{uuid.uuid4().hex}"
+
+
+def clashes_text(written: Written, tz: str) -> str:
+    if not written.clashes:
+        return ""
+    return (
+        f" While it was being written, {describe(written.clashes, tz)} appeared in the same time on the calendar"
+        " server; the booking is kept. Tell the user about the clash."
+    )
