@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.agent.approval import ApprovingToolbox, Decision
 from scheduler_agent.agent.deadline import Deadline

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.cli import app
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use

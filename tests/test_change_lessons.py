@@ -81,7 +81,7 @@ def test_the_lessons_are_in_the_catalogue() -> None:
 
 
 def test_dump_array_shows_where_the_preference_is() -> None:
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from scheduler_agent.cli import app
 

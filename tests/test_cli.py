@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.cli import app
 from scheduler_agent.testing.scripted_server import Reply, text, tool_use

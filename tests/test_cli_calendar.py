@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from click.testing import CliRunner, Result
 
 from scheduler_agent.cli.calendar import calendar_app
 from scheduler_agent.cli.options import default_db_path

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.types import Recurrence

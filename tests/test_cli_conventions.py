@@ -9,11 +9,10 @@ from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
 
+import click
 import genai_prices
 import pytest
-import typer
-from typer.core import TyperGroup
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.api.prices import Cost, price_of, total
 from scheduler_agent.cli import app
@@ -31,17 +30,20 @@ def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def
     return runner.invoke(app, list(args), input=input)
 
 
-def commands(group: TyperGroup, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found: list[tuple[str, ...]] = []
-    for name, command in group.commands.items():
-        if isinstance(command, TyperGroup):
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None, f"{' '.join((*prefix, name))} is listed but cannot be loaded"
+        if isinstance(command, click.Group):
             found += commands(command, (*prefix, name))
         else:
             found.append((*prefix, name))
     return found
 
 
-ALL = commands(typer.main.get_command(app))  # type: ignore[arg-type]
+ALL = commands(app)
 
 
 def test_version_and_short_help() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from typer.testing import CliRunner, Result
+from click.testing import CliRunner, Result
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.calendar.clock import Clock

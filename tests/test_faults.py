@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
+from click.testing import CliRunner, Result
 
 from scheduler_agent.cli import app
 from scheduler_agent.grammar.check import check

@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from test_ics import busy, ics
-from typer.testing import CliRunner
 
 from scheduler_agent.calendar import feeds
 from scheduler_agent.calendar.clock import Clock

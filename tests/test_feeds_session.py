@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from test_feeds import Feed, feed_server
 from test_ics import ics
-from typer.testing import CliRunner
 
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.fixtures import load_fixture

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 import pytest
-from typer.testing import CliRunner, Result
+from click.testing import CliRunner, Result
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.clock import Clock

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from test_ics import busy, event_count
-from typer.testing import CliRunner
 
 from scheduler_agent.calendar import series
 from scheduler_agent.cli.calendar import calendar_app

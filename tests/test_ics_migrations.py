@@ -84,7 +84,7 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
 ) -> None:
     """Before m012 an override was an event of its own (keyed by its RECURRENCE-ID) and an EXDATE on the
     master; imported again, the override lives in the series and its old row goes."""
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from scheduler_agent.cli.calendar import calendar_app
 

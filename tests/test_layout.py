@@ -1,6 +1,6 @@
 """The folders are the architecture, and a walk of the imports keeps them so.
 
-The rule: the pure core of `agent/` imports nothing else of the package; only `cli/` imports Typer, and
+The rule: the pure core of `agent/` imports nothing else of the package; only `cli/` imports Click, and
 nothing imports `cli/`; `storage/` and `calendar/` never import `cli/`, `playback/` or `lessons/`. Every
 import counts, also one inside a function: a lower layer that reaches up, even lazily, breaks the map.
 """
@@ -53,7 +53,7 @@ def forbidden(where: str, imported: str) -> str | None:
     own = where.split(".")[0]
     target = layer(imported)
     if imported.split(".")[0] in ("typer", "click", "rich") and own != "cli":
-        return "only cli/ imports Typer (and its Click and Rich)"
+        return "only cli/ imports Click (and no module imports Typer or Rich)"
     if target == "cli" and own != "cli":
         return "nothing imports cli/"
     if own in ("storage", "calendar") and target in ("cli", "playback", "lessons"):
@@ -86,7 +86,7 @@ def test_no_module_breaks_the_dependency_rule() -> None:
         ("calendar.events", "scheduler_agent.playback.record", "calendar/ never imports playback/"),
         ("agent.loop", "scheduler_agent.storage.db", "the pure core"),
         ("agent.loop", "scheduler_agent.agent.session", "the pure core"),
-        ("grammar.lint", "typer", "only cli/ imports Typer"),
+        ("grammar.lint", "click", "only cli/ imports Click"),
     ],
 )
 def test_the_rule_names_what_it_refuses(where: str, imported: str, reason: str) -> None:
@@ -98,13 +98,13 @@ def test_the_rule_names_what_it_refuses(where: str, imported: str, reason: str) 
 def test_the_rule_allows_what_the_layers_need() -> None:
     assert forbidden("agent.loop", "scheduler_agent.agent.toolbox") is None
     assert forbidden("agent.session", "scheduler_agent.storage.conversations") is None
-    assert forbidden("cli.app", "typer") is None
+    assert forbidden("cli.app", "click") is None
     assert forbidden("playback.replay", "scheduler_agent.agent.session") is None
 
 
 # Still too big, each with the size it may not grow past: the split is open work on issue 8 (see its note).
 # A module or class not named here fails at once; one named here fails if it grows.
-OVERSIZE_MODULES = {"cli/calendar.py": 570, "cli/render.py": 445}
+OVERSIZE_MODULES = {"cli/render.py": 445}
 GROWS_BY_DESIGN = {"storage/migrations.py"}  # the ordered schema history: only ever appended to, never edited
 OVERSIZE_CLASSES = {"agent/session.py:Session": 290, "grammar/walk.py:Walker": 190}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.agent import prompt_loader
 from scheduler_agent.agent.errors import CassetteError

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.cli import app

@@ -86,7 +86,7 @@ def test_importing_the_package_loads_no_heavy_dependency() -> None:
     code = (
         "import sys, scheduler_agent\n"
         "from scheduler_agent import run_turn, check, Session\n"
-        "print(sorted(m for m in ('anthropic', 'vcr', 'typer', 'yaml', 'httpx2') if m in sys.modules))"
+        "print(sorted(m for m in ('anthropic', 'vcr', 'click', 'typer', 'yaml', 'httpx2') if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir()

@@ -16,7 +16,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.agent import loop
 from scheduler_agent.cli import app

@@ -37,7 +37,7 @@ def test_ask_record_writes_a_cassette_that_replays_offline_with_no_secret(
     tmp_path: Path,
     monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from scheduler_agent.cli import app
     from scheduler_agent.testing.scripted_server import tool_use
@@ -67,7 +67,7 @@ def test_ask_record_writes_a_cassette_that_replays_offline_with_no_secret(
 
 
 def test_chat_record_keeps_every_input_and_the_exit_code(demo_db: Path, api, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from scheduler_agent.cli import app
     from scheduler_agent.playback.cassette_file import read_setup
@@ -85,7 +85,7 @@ def test_chat_record_keeps_every_input_and_the_exit_code(demo_db: Path, api, tmp
 
 
 def test_record_cannot_continue_a_conversation(demo_db: Path, tmp_path: Path) -> None:
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from scheduler_agent.cli import app
 

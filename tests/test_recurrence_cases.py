@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from test_ics import busy, event_count
-from typer.testing import CliRunner
 
 from scheduler_agent.calendar import series
 from scheduler_agent.cli.calendar import calendar_app

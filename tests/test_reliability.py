@@ -163,7 +163,7 @@ def test_the_default_data_folder_is_made_0700_and_a_folder_the_person_has_is_nev
 
 
 def test_dumps_and_cassettes_are_0600(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from scheduler_agent.cli import app
 
@@ -182,7 +182,7 @@ def test_a_path_in_a_missing_folder_is_refused_in_one_line_and_no_folder_is_made
     api,
     option: str,  # type: ignore[no-untyped-def]
 ) -> None:
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from scheduler_agent.cli import app
 

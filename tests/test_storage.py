@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, GrammarWarning, ReplyReceived, RoundAnswered

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from scheduler_agent.cli import app
 from scheduler_agent.lessons.catalogue import lesson_path

@@ -1,6 +1,6 @@
-"""The command line: the only layer that imports Typer, and the one place that turns exceptions into exit codes.
+"""The command line: the only layer that imports Click, and the one place that turns exceptions into exit codes.
 
-Nothing else in the package imports `cli`. `app` builds the commands; `main` is the console script.
+Nothing else in the package imports `cli`. `app` is the root command group (Click); `main` is the console script.
 A Ctrl-C while the commands load is one line and exit 130, never a traceback.
 """
 

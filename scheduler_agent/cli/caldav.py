@@ -1,6 +1,6 @@
 """`scheduler-agent calendar connect` and `calendar backends`: the owner's calendar on a CalDAV server.
 
-Registered on the `calendar` command group by `register(calendar_app)`. The password is read from the
+Listed in the `calendar` command group's table (cli/calendar.py). The password is read from the
 environment variable named by `--password-env`, from `~/.netrc`, or asked once on a terminal (and kept
 in the system keyring when `keyring` is installed); the database stores only where it comes from.
 Nothing here imports the `caldav` library until a server is actually used.
@@ -12,24 +12,16 @@ import sqlite3
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
 from scheduler_agent.calendar import caldav_connect as cc
 from scheduler_agent.calendar.types import CalendarError
+from scheduler_agent.cli.calendar import examples
+from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import DbOption, default_db_path
-from scheduler_agent.cli.render import examples
+from scheduler_agent.cli.options import db_option, default_db_path
 from scheduler_agent.storage.db import open_db
-
-EmailOption = Annotated[
-    str | None, typer.Option("--email", help="Their e-mail address: invited (ATTENDEE) to what is booked.")
-]
-CalDAVUrlOption = Annotated[
-    str | None,
-    typer.Option("--caldav", help="Their CalDAV calendar's URL, shared with you (read access is enough)."),
-]
 
 
 def _open(db: Path | None) -> sqlite3.Connection:
@@ -42,30 +34,32 @@ def _open(db: Path | None) -> sqlite3.Connection:
         ) from None
 
 
+@command(
+    "connect",
+    epilog=examples(
+        "connect caldav https://cal.example.com/dav/ --user jordan --password-env CALDAV_PASSWORD",
+        "connect --list",
+    ),
+)
+@argument("kind", help="The kind of server: caldav.", metavar="KIND", required=False)
+@argument("url", help="The server's URL, e.g. https://dav.example.com/.", metavar="URL", required=False)
+@click.option("--user", metavar="NAME", help="Your user name on the server.")
+@click.option("--password-env", metavar="VAR", help="Read the password from this environment variable.")
+@click.option("--calendar", metavar="NAME", help="Which of your calendars to book into (see --list).")
+@click.option("--list", "list_only", is_flag=True, help="List your calendars on the server; change nothing.")
+@click.option("--email", help="Your e-mail address, the ORGANIZER of what is booked.")
+@click.option("--no-invites", is_flag=True, help="Write SCHEDULE-AGENT=CLIENT: the server sends no invitations.")
+@db_option
 def connect_command(
-    kind: Annotated[str | None, typer.Argument(help="The kind of server: caldav.", metavar="KIND")] = None,
-    url: Annotated[
-        str | None, typer.Argument(help="The server's URL, e.g. https://dav.example.com/.", metavar="URL")
-    ] = None,
-    user: Annotated[str | None, typer.Option("--user", metavar="NAME", help="Your user name on the server.")] = None,
-    password_env: Annotated[
-        str | None,
-        typer.Option("--password-env", metavar="VAR", help="Read the password from this environment variable."),
-    ] = None,
-    calendar: Annotated[
-        str | None,
-        typer.Option("--calendar", metavar="NAME", help="Which of your calendars to book into (see --list)."),
-    ] = None,
-    list_only: Annotated[
-        bool, typer.Option("--list", help="List your calendars on the server; change nothing.")
-    ] = False,
-    email: Annotated[
-        str | None, typer.Option("--email", help="Your e-mail address, the ORGANIZER of what is booked.")
-    ] = None,
-    no_invites: Annotated[
-        bool, typer.Option("--no-invites", help="Write SCHEDULE-AGENT=CLIENT: the server sends no invitations.")
-    ] = False,
-    db: DbOption = None,
+    kind: str | None,
+    url: str | None,
+    user: str | None,
+    password_env: str | None,
+    calendar: str | None,
+    list_only: bool,
+    email: str | None,
+    no_invites: bool,
+    db: Path | None,
 ) -> None:
     """Book on your calendar server (CalDAV: Nextcloud, Fastmail, iCloud, Radicale, ...) instead of locally."""
     from scheduler_agent.calendar.caldav_read import CalDAVReader
@@ -90,20 +84,20 @@ def connect_command(
             calendars = CalDAVReader(conn, connection, password).list_calendars()
             if list_only:
                 for name, where in calendars:
-                    typer.echo(f"{name}  {where}")
+                    click.echo(f"{name}  {where}")
                 if not calendars:
-                    typer.echo(f"(no calendars for {connection.username} on {connection.host})")
+                    click.echo(f"(no calendars for {connection.username} on {connection.host})")
                 return
             name, where = _choose(calendars, calendar, connection)
             chosen = cc.Connection(
                 connection.url, connection.username, where, name, connection.password_source, email, not no_invites
             )
             cc.save_connection(conn, chosen)
-            typer.echo(
+            click.echo(
                 f"Connected: calendar {name!r} ({where}) as {chosen.username}; the password comes from "
                 f"{_source_text(chosen.password_source)} and is never stored by scheduler-agent."
             )
-            typer.echo(
+            click.echo(
                 "Invitations: the server e-mails the attendees of what is booked (if it does scheduling)."
                 if chosen.invites
                 else "Invitations: not sent (SCHEDULE-AGENT=CLIENT)."
@@ -155,29 +149,31 @@ def _source_text(source: str) -> str:
     )
 
 
-def backends_command(db: DbOption = None) -> None:
+@command("backends", epilog=examples("backends"))
+@db_option
+def backends_command(db: Path | None) -> None:
     """Show the calendars the agent uses, and check that each server answers."""
     with person_facing():
         conn = _open(db)
         try:
             events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-            typer.echo(f"local   SQLite calendar {db or default_db_path()}: {events} event(s)")
+            click.echo(f"local   SQLite calendar {db or default_db_path()}: {events} event(s)")
             connection = cc.load_connection(conn)
             if connection is None:
-                typer.echo("caldav  not connected (the agent books on the local calendar)")
+                click.echo("caldav  not connected (the agent books on the local calendar)")
                 return
             failed = _check_caldav(conn, connection)
         finally:
             conn.close()
         if failed:
-            raise typer.Exit(1)
+            raise click.exceptions.Exit(1)
 
 
 def _check_caldav(conn: sqlite3.Connection, connection: cc.Connection) -> int:
     from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
     from scheduler_agent.calendar.people import list_people
 
-    typer.echo(
+    click.echo(
         f"caldav  your calendar {connection.calendar_name!r} {connection.calendar_url} as {connection.username} "
         f"(password from {_source_text(connection.password_source)}; invitations "
         f"{'sent' if connection.invites else 'not sent'})"
@@ -185,9 +181,9 @@ def _check_caldav(conn: sqlite3.Connection, connection: cc.Connection) -> int:
     failed = 0
     try:
         calendar = CalDAVCalendar(conn, connection, cc.password_for(connection))
-        typer.echo(f"        {calendar.check()}")
+        click.echo(f"        {calendar.check()}")
     except CalendarError as exc:
-        typer.echo(f"        does not answer: {exc}")
+        click.echo(f"        does not answer: {exc}")
         return 1
     urls = {key: c.caldav_url for key, c in cc.contacts(conn).items() if c.caldav_url}
     for person in list_people(conn):
@@ -196,9 +192,9 @@ def _check_caldav(conn: sqlite3.Connection, connection: cc.Connection) -> int:
         try:
             now = calendar.now()
             busy = calendar.busy([person.key], now, now + timedelta(days=7))
-            typer.echo(f"caldav  {person.key}: {urls[person.key]}: answers; {len(busy)} busy interval(s) in 7 days")
+            click.echo(f"caldav  {person.key}: {urls[person.key]}: answers; {len(busy)} busy interval(s) in 7 days")
         except CalendarError as exc:
-            typer.echo(f"caldav  {person.key}: {urls[person.key]}: does not answer: {exc}")
+            click.echo(f"caldav  {person.key}: {urls[person.key]}: does not answer: {exc}")
             failed += 1
     return failed
 
@@ -210,12 +206,3 @@ def save_contact(conn: sqlite3.Connection, key: str, email: str | None, caldav_u
     cc.set_contact(conn, key, email, caldav_url)
     parts = [f"e-mail {email}" if email else "", f"busy time from {caldav_url}" if caldav_url else ""]
     return f"  {key}: {', '.join(p for p in parts if p)}."
-
-
-def register(calendar_app: typer.Typer) -> None:
-    connecting = examples(
-        "connect caldav https://cal.example.com/dav/ --user jordan --password-env CALDAV_PASSWORD",
-        "connect --list",
-    )
-    calendar_app.command("connect", epilog=connecting)(connect_command)
-    calendar_app.command("backends", epilog=examples("backends"))(backends_command)

@@ -4,33 +4,43 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Any
 
-import typer
+import click
 
 from scheduler_agent.cli.calendar import connect
+from scheduler_agent.cli.core import argument, command, group
 from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import DbOption
+from scheduler_agent.cli.options import db_option, html_option, json_flag
 from scheduler_agent.cli.render import add_usage, entries, entry_lines, examples, set_aside_lines, usage_line
-from scheduler_agent.cli.view import HtmlOption, conversation_trace, write_page
+from scheduler_agent.cli.view import conversation_trace, write_page
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Reply
 
-conversations_app = typer.Typer(
-    name="conversations",
-    help="The stored conversations: list, show (the array exactly, with --json), delete.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+_HERE = "scheduler_agent.cli.conversations"
+conversations_app = group(
+    "conversations",
+    "The stored conversations: list, show (the array exactly, with --json), delete.",
+    {  # name -> where the command is, and its one-line help (the test checks that they agree)
+        "list": (f"{_HERE}:list_command", "The stored conversations, newest first, each with its state."),
+        "show": (
+            f"{_HERE}:show_command",
+            "One conversation: its entries, its state, its interruption counters, and its tokens and cost.",
+        ),
+        "delete": (f"{_HERE}:delete_command", "Delete a stored conversation (the calendar's events stay)."),
+        "repair": (
+            "scheduler_agent.cli.repair:repair_command",
+            "Show what makes a stored list invalid and, once confirmed, make the smallest change that mends it.",
+        ),
+    },
 )
+id_argument = argument("cid", help="The conversation id (see `conversations list`).", metavar="ID", type=int)
 
-IdArgument = Annotated[int, typer.Argument(help="The conversation id (see `conversations list`).", metavar="ID")]
 
-
-@conversations_app.command(
+@command(
     "list",
     epilog=examples(
         "scheduler-agent conversations list",
@@ -38,87 +48,88 @@ IdArgument = Annotated[int, typer.Argument(help="The conversation id (see `conve
         "scheduler-agent conversations list --limit 0 --json | jq '.[].id'",
     ),
 )
+@db_option
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=50,
+    metavar="N",
+    help="At most this many, newest first; 0 lists them all.",
+)
+@click.option("-q", "--query", metavar="TEXT", help="Only those with TEXT in any entry.")
+@click.option("--model", metavar="MODEL", help="Only those with this model.")
+@click.option(
+    "--state",
+    metavar="STATE",
+    help="Only those in this state: waiting, interrupted, complete, or stopped (the last turn ended at "
+    "the iteration bound or by a model stop).",
+)
+@json_flag(help="One JSON array of objects, for scripts.")
 @person_facing()
 def list_command(
-    db: DbOption = None,
-    limit: Annotated[
-        int, typer.Option("--limit", min=0, metavar="N", help="At most this many, newest first; 0 lists them all.")
-    ] = 50,
-    query: Annotated[
-        str | None, typer.Option("-q", "--query", metavar="TEXT", help="Only those with TEXT in any entry.")
-    ] = None,
-    model: Annotated[str | None, typer.Option("--model", metavar="MODEL", help="Only those with this model.")] = None,
-    state: Annotated[
-        str | None,
-        typer.Option(
-            "--state",
-            metavar="STATE",
-            help="Only those in this state: waiting, interrupted, complete, or stopped (the last turn ended at "
-            "the iteration bound or by a model stop).",
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON array of objects, for scripts.")] = False,
+    db: Path | None, limit: int, query: str | None, model: str | None, state: str | None, as_json: bool
 ) -> None:
     """The stored conversations, newest first, each with its state."""
     if state is not None and state not in conversations.STATES:
         states = ", ".join(conversations.STATES)
-        raise typer.BadParameter(f"{state!r} is not a state: one of {states}", param_hint="--state")
+        raise click.BadParameter(f"{state!r} is not a state: one of {states}", param_hint="--state")
     rows = conversations.summaries(existing(db), limit or None, query=query, model=model, state=state)
     if as_json:
-        typer.echo(json.dumps([dataclasses.asdict(row) for row in rows], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([dataclasses.asdict(row) for row in rows], indent=2, ensure_ascii=False))
         return
     if not rows:
         filtered = query is not None or model is not None or state is not None
         none = "No stored conversations yet: `scheduler-agent ask TEXT` stores one."
-        typer.echo("No conversation matches." if filtered else none)
+        click.echo("No conversation matches." if filtered else none)
     for row in rows:
         first = row.first_text if len(row.first_text) <= 60 else row.first_text[:57] + "..."
-        typer.echo(f"{row.id:>4}  {row.created_at}  {entries(row.entries):>11}  {row.state:<11}  {first}")
+        click.echo(f"{row.id:>4}  {row.created_at}  {entries(row.entries):>11}  {row.state:<11}  {first}")
 
 
-@conversations_app.command(
+@command(
     "show",
     epilog=examples("scheduler-agent conversations show 3", "scheduler-agent conversations show 3 --json > list.json"),
 )
+@id_argument
+@db_option
+@json_flag(help="Print the array exactly as stored and sent.")
+@html_option
 @person_facing()
-def show_command(
-    cid: IdArgument,
-    db: DbOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the array exactly as stored and sent.")] = False,
-    html: HtmlOption = None,
-) -> None:
+def show_command(cid: int, db: Path | None, as_json: bool, html: Path | None) -> None:
     """One conversation: its entries, its state, its interruption counters, and its tokens and cost."""
     conn = existing(db)
     if html is not None:
         write_page(conversation_trace(db, cid), html)
     record, messages = conversations.load(conn, cid)
     if as_json:
-        typer.echo(json.dumps(messages, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(messages, indent=2, ensure_ascii=False))
         return
-    typer.echo(
+    click.echo(
         f"conversation {record.id} · started {record.created_at} · {record.context.model} · "
         f"{entries(len(messages))} · {describe_state(cid, messages, record.last_stop is not None)}"
     )
     counts = record.counters
-    typer.echo(
+    click.echo(
         f"interruptions: model retries exhausted {counts['retries_exhausted']} · tools past their deadline "
         f"{counts['tool_deadlines']} · process restarts {counts['restarts']}"
     )
     for line in cost_lines(conversations.replies(conn, cid)):
-        typer.echo(line)
+        click.echo(line)
     for position, entry in enumerate(messages):
         for line in entry_lines(entry):
-            typer.echo(f"[{position}] {entry['role']:9} {line}")
+            click.echo(f"[{position}] {entry['role']:9} {line}")
     for line in set_aside_lines(conversations.replies(conn, cid)):
-        typer.echo(line)
+        click.echo(line)
 
 
-@conversations_app.command("delete", epilog=examples("scheduler-agent conversations delete 3"))
+@command("delete", epilog=examples("scheduler-agent conversations delete 3"))
+@id_argument
+@db_option
 @person_facing()
-def delete_command(cid: IdArgument, db: DbOption = None) -> None:
+def delete_command(cid: int, db: Path | None) -> None:
     """Delete a stored conversation (the calendar's events stay)."""
     conversations.delete(connect(db), cid)
-    typer.echo(f"Deleted conversation {cid}.")
+    click.echo(f"Deleted conversation {cid}.")
 
 
 def describe_state(cid: int, messages: list[dict[str, Any]], stopped: bool = False) -> str:

@@ -6,19 +6,23 @@ import re
 import sqlite3
 from pathlib import Path
 
-import typer
+import click
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.calendar import connect
+from scheduler_agent.cli.core import command, group
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import DbOption, default_db_path
+from scheduler_agent.cli.options import db_option, default_db_path
 
-db_app = typer.Typer(
-    name="db",
-    help="The database file that holds the calendar and the conversations.",
-    no_args_is_help=True,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+db_app = group(
+    "db",
+    "The database file that holds the calendar and the conversations.",
+    {
+        "path": (
+            "scheduler_agent.cli.database:path_command",
+            "Print the database file the commands use (--db, SCHEDULER_AGENT_DB, or the default).",
+        )
+    },
 )
 
 
@@ -38,8 +42,9 @@ def existing(db: Path | None) -> sqlite3.Connection:
     return connect(db)
 
 
-@db_app.command("path", epilog='Examples:\n\n  scheduler-agent db path\n\n  ls -l "$(scheduler-agent db path)"')
+@command("path", epilog='Examples:\n\n  scheduler-agent db path\n\n  ls -l "$(scheduler-agent db path)"')
+@db_option
 @person_facing()
-def path_command(db: DbOption = None) -> None:
+def path_command(db: Path | None) -> None:
     """Print the database file the commands use (--db, SCHEDULER_AGENT_DB, or the default)."""
-    typer.echo(mask(str(db if db is not None else default_db_path())))
+    click.echo(mask(str(db if db is not None else default_db_path())))

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import typer
+import click
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.toolbox import ToolError
@@ -28,8 +28,8 @@ DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
 def fail(message: str, code: int) -> None:
     from scheduler_agent.cli.render import visible  # a message may quote the model or a calendar file
 
-    typer.echo(f"Error: {visible(message)}", err=True)
-    raise typer.Exit(code)
+    click.echo(f"Error: {visible(message)}", err=True)
+    raise click.exceptions.Exit(code)
 
 
 @contextmanager
@@ -37,8 +37,8 @@ def person_facing() -> Iterator[None]:
     """Use as `with person_facing():` or as a decorator on a command."""
     try:
         yield
-    except (typer.Exit, typer.Abort, typer.TyperException):
-        raise  # Typer's own ways out: an exit code, a usage error
+    except (click.exceptions.Exit, click.Abort, click.ClickException):
+        raise  # Click's own ways out: an exit code, a usage error
     except AgentError as exc:
         fail(str(exc), exc.exit_code)
     except ToolError as exc:

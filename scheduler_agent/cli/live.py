@@ -9,16 +9,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
+import click
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, Report, StreamedText
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.cli.calendar import clock_for, connect
+from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import RunOptions, TurnOptions, run_options, turn_options
+from scheduler_agent.cli.options import RunOptions, TurnOptions, json_flag, run_options, turn_options
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
 
 if TYPE_CHECKING:
@@ -142,9 +143,9 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
 
     cid = opening.cid
     if not opening.store and (opening.continue_last or cid is not None):
-        raise typer.BadParameter("--no-store cannot continue a stored conversation; drop -c/--cid or --no-store")
+        raise click.BadParameter("--no-store cannot continue a stored conversation; drop -c/--cid or --no-store")
     if opening.record is not None and (opening.continue_last or cid is not None):
-        raise typer.BadParameter("--record starts a new conversation; drop -c/--cid to record")
+        raise click.BadParameter("--record starts a new conversation; drop -c/--cid to record")
     conn = connect(opening.db)
     if opening.record is None:  # a recording never holds feed traffic: its calendar fixture has their events
         refresh_feeds(conn)
@@ -180,7 +181,7 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
 
 
 def announce(cid: int) -> None:
-    typer.echo(f"conversation {cid}", err=True)
+    click.echo(f"conversation {cid}", err=True)
 
 
 def has_credentials(client: Anthropic) -> bool:
@@ -194,7 +195,7 @@ def refresh_feeds(conn: sqlite3.Connection) -> None:
 
     for line in refresh_due(conn):
         if "failed" in line:
-            typer.echo(line, err=True)
+            click.echo(line, err=True)
 
 
 @contextmanager
@@ -208,40 +209,32 @@ def recording_if(path: Path | None, session: Session, listeners: Listeners) -> I
     with recorded(path, session) as recorder:
         listeners.append(recorder)
         yield recorder
-    typer.echo(f"recorded to {path} (replay it with `scheduler-agent replay {path}`)", err=True)
+    click.echo(f"recorded to {path} (replay it with `scheduler-agent replay {path}`)", err=True)
 
 
-@person_facing()
+@command("ask", epilog=ASK_EXAMPLES)
+@argument(
+    "text",
+    help="What to schedule, in plain words; `-` (or nothing, when piped) reads it from standard input.",
+    metavar="TEXT",
+    required=False,
+)
 @turn_options
 @run_options
-def ask_command(
-    run: RunOptions,
-    turn: TurnOptions,
-    text: Annotated[
-        str | None,
-        typer.Argument(
-            help="What to schedule, in plain words; `-` (or nothing, when piped) reads it from standard input.",
-            metavar="TEXT",
-            show_default=False,
-        ),
-    ] = None,
-    as_json: Annotated[
-        bool,
-        typer.Option(
-            "--json",
-            help="Print one JSON object on stdout (conversation, outcome, text, tool calls and results, booked "
-            "event ids, tokens, cost) instead of the answer.",
-        ),
-    ] = False,
-) -> None:
+@json_flag(
+    help="Print one JSON object on stdout (conversation, outcome, text, tool calls and results, booked "
+    "event ids, tokens, cost) instead of the answer."
+)
+@person_facing()
+def ask_command(run: RunOptions, turn: TurnOptions, text: str | None, as_json: bool) -> None:
     """One user turn against the API, stored (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...)."""
     from_stdin = text == "-" or (text is None and not sys.stdin.isatty())
     if from_stdin:
         text = sys.stdin.read().strip()
         if not text:
-            raise typer.BadParameter("standard input was empty: pipe the request in, or give it as TEXT")
+            raise click.BadParameter("standard input was empty: pipe the request in, or give it as TEXT")
     elif text is None:
-        raise typer.BadParameter("say what to schedule: `scheduler-agent ask TEXT`, or pipe it in with `ask -`")
+        raise click.BadParameter("say what to schedule: `scheduler-agent ask TEXT`, or pipe it in with `ask -`")
     from scheduler_agent.agent.session import refuse_empty
 
     refuse_empty(text)  # before a conversation is stored for it
@@ -261,19 +254,20 @@ def ask_command(
         with recording_if(turn.record, session, report):
             outcome = session.ask(text)
     except BaseException as exc:
-        if summary is not None and not isinstance(exc, typer.Exit):
+        if summary is not None and not isinstance(exc, click.exceptions.Exit):
             summary.write(session.cid, exc)
         raise
     finally:
         report.close()
     if summary is not None:
         summary.write(session.cid)
-    raise typer.Exit(outcome.stop.exit_code)
+    raise click.exceptions.Exit(outcome.stop.exit_code)
 
 
-@person_facing()
+@command("chat", epilog=CHAT_EXAMPLES)
 @turn_options
 @run_options
+@person_facing()
 def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     """An interactive session: the list carries over from turn to turn. /help lists the slash commands."""
     from scheduler_agent.cli.chat import Chat, UsageLog
@@ -285,7 +279,7 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     report.append(log)
     session = open_session(opening_of(run, turn), settings, report)
     if sys.stdin.isatty():
-        typer.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
+        click.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
     fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes, yes_cancel=run.yes_cancel)
     reader = LineReader()  # readline on a terminal: editing, history (0600, in the data folder)
     chat = Chat(session, lambda: open_session(fresh, settings, report), reader.read, sys.stdout, sys.stderr, log)
@@ -296,15 +290,14 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
             chat.on_line = recorder.typed
             fresh = dataclasses.replace(fresh, clock=session.clock)  # /new runs on the same pinned clock
         code = chat.run()
-    raise typer.Exit(code)
+    raise click.exceptions.Exit(code)
 
 
-@person_facing()
+@command("resume", epilog=RESUME_EXAMPLES)
+@argument("cid", help="The stored conversation to finish.", metavar="ID", type=int)
 @run_options
-def resume_command(
-    cid: Annotated[int, typer.Argument(help="The stored conversation to finish.", metavar="ID")],
-    run: RunOptions,
-) -> None:
+@person_facing()
+def resume_command(cid: int, run: RunOptions) -> None:
     """Finish an interrupted turn with no new input: run an unanswered round, or ask the model again.
 
     Sends exactly what the first process would have sent; a booking already made is not made again,
@@ -317,7 +310,7 @@ def resume_command(
         outcome = session.resume()
     finally:
         report.close()
-    raise typer.Exit(outcome.stop.exit_code)
+    raise click.exceptions.Exit(outcome.stop.exit_code)
 
 
 def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:

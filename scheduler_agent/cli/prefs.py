@@ -6,45 +6,46 @@ structured ones (`--not-before`, `--not-after`, `--no-days`, `--max-per-day`) ar
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
 
-import typer
+import click
 
 from scheduler_agent.calendar.prefs import add_preference, list_preferences, remove_preference
 from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import calendar_session, examples
-from scheduler_agent.cli.options import DbOption
+from scheduler_agent.cli.core import Command, argument
+from scheduler_agent.cli.options import db_option
 
-prefs_app = typer.Typer(
-    name="prefs",
+prefs_app = click.Group(
+    "prefs",
     help="The owner's standing preferences: in every conversation's system prompt; the structured ones "
     "are also checked by the tools.",
     no_args_is_help=True,
-    add_completion=False,
 )
 
 
 @prefs_app.command(
     "add",
+    cls=Command,
     epilog=examples(
         'prefs add "No meetings before 10am" --not-before 10:00', 'prefs add "Keep Fridays free" --no-days fri'
     ),
 )
+@argument("text", help="The preference in words, e.g. 'No meetings before 10am'.", metavar="TEXT", required=False)
+@click.option("--not-before", metavar="TEXT", help="No meeting starts before HH:MM (the tools check it).")
+@click.option("--not-after", metavar="TEXT", help="No meeting ends after HH:MM (the tools check it).")
+@click.option("--no-days", metavar="TEXT", help="No meetings on these weekdays, e.g. fri or mon,fri.")
+@click.option(
+    "--max-per-day", metavar="INTEGER", type=int, help="At most N of your meetings a day (the tools check it)."
+)
+@db_option
 def prefs_add_command(
-    text: Annotated[str | None, typer.Argument(help="The preference in words, e.g. 'No meetings before 10am'.")] = None,
-    not_before: Annotated[
-        str | None, typer.Option("--not-before", help="No meeting starts before HH:MM (the tools check it).")
-    ] = None,
-    not_after: Annotated[
-        str | None, typer.Option("--not-after", help="No meeting ends after HH:MM (the tools check it).")
-    ] = None,
-    no_days: Annotated[
-        str | None, typer.Option("--no-days", help="No meetings on these weekdays, e.g. fri or mon,fri.")
-    ] = None,
-    max_per_day: Annotated[
-        int | None, typer.Option("--max-per-day", help="At most N of your meetings a day (the tools check it).")
-    ] = None,
-    db: DbOption = None,
+    text: str | None,
+    not_before: str | None,
+    not_after: str | None,
+    no_days: str | None,
+    max_per_day: int | None,
+    db: Path | None,
 ) -> None:
     """Add a standing preference: free text for the model, or a rule the tools also check (one per command)."""
     rules = {
@@ -60,27 +61,27 @@ def prefs_add_command(
         rule, value = next(iter(given.items()), ("", ""))
         preference = add_preference(conn, text, rule, value)
         checked = f" (checked by the tools: {preference.rule_text})" if preference.rule else ""
-        typer.echo(f"Added preference #{preference.id}: {preference.text}{checked}.")
+        click.echo(f"Added preference #{preference.id}: {preference.text}{checked}.")
 
 
-@prefs_app.command("list", epilog=examples("prefs list"))
-def prefs_list_command(db: DbOption = None) -> None:
+@prefs_app.command("list", cls=Command, epilog=examples("prefs list"))
+@db_option
+def prefs_list_command(db: Path | None) -> None:
     """List the standing preferences, as the system prompt shows them."""
     with calendar_session(db) as conn:
         preferences = list_preferences(conn)
         if not preferences:
-            typer.echo("No preferences yet: add one with `scheduler-agent calendar prefs add TEXT`.")
+            click.echo("No preferences yet: add one with `scheduler-agent calendar prefs add TEXT`.")
         for preference in preferences:
             checked = f"  [checked: {preference.rule_text}]" if preference.rule else ""
-            typer.echo(f"#{preference.id}  {preference.text}{checked}")
+            click.echo(f"#{preference.id}  {preference.text}{checked}")
 
 
-@prefs_app.command("remove", epilog=examples("prefs remove 1"))
-def prefs_remove_command(
-    preference_id: Annotated[int, typer.Argument(help="The preference's number, #N in `prefs list`.")],
-    db: DbOption = None,
-) -> None:
+@prefs_app.command("remove", cls=Command, epilog=examples("prefs remove 1"))
+@argument("preference_id", help="The preference's number, #N in `prefs list`.", metavar="PREFERENCE_ID", type=int)
+@db_option
+def prefs_remove_command(preference_id: int, db: Path | None) -> None:
     """Remove a standing preference."""
     with calendar_session(db) as conn:
         removed = remove_preference(conn, preference_id)
-        typer.echo(f"Removed preference #{removed.id}: {removed.text}.")
+        click.echo(f"Removed preference #{removed.id}: {removed.text}.")

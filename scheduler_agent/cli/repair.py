@@ -7,46 +7,49 @@ beside the conversation. Starts without the SDK.
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
 
-import typer
+import click
 
 from scheduler_agent.cli.calendar import connect
+from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import DbOption
-from scheduler_agent.cli.render import visible
+from scheduler_agent.cli.options import db_option
+from scheduler_agent.cli.render import examples, visible
 from scheduler_agent.grammar.check import GrammarError, check
 from scheduler_agent.grammar.repair import plan
 from scheduler_agent.storage import conversations
 
 
+@command(
+    "repair", epilog=examples("scheduler-agent conversations repair 3", "scheduler-agent conversations repair 3 --yes")
+)
+@argument("cid", help="The conversation id (see `conversations list`).", metavar="ID", type=int)
+@db_option
+@click.option("-y", "--yes", is_flag=True, help="Repair without asking.")
 @person_facing()
-def repair_command(
-    cid: Annotated[int, typer.Argument(help="The conversation id (see `conversations list`).", metavar="ID")],
-    db: DbOption = None,
-    yes: Annotated[bool, typer.Option("-y", "--yes", help="Repair without asking.")] = False,
-) -> None:
+def repair_command(cid: int, db: Path | None, yes: bool) -> None:
     """Show what makes a stored list invalid and, once confirmed, make the smallest change that mends it."""
     conn = connect(db)
     _, messages = conversations.load(conn, cid)
     violations = check(messages, mode="conversation")
     if not violations:
-        typer.echo(f"Conversation {cid} is valid: nothing to repair.")
+        click.echo(f"Conversation {cid} is valid: nothing to repair.")
         return
-    typer.echo(visible(str(GrammarError(violations, messages))).replace("NOT sent", "not valid", 1))
+    click.echo(visible(str(GrammarError(violations, messages))).replace("NOT sent", "not valid", 1))
     mended = plan(messages)
     if not mended.changes:
         raise _cannot(cid, mended.left)
-    typer.echo("The smallest change that makes it valid:")
+    click.echo("The smallest change that makes it valid:")
     for change in mended.changes:
-        typer.echo(f"  - {change}")
+        click.echo(f"  - {change}")
     if mended.left:
         raise _cannot(cid, mended.left)
     if not yes and not _confirmed():
-        typer.echo("Nothing was changed.", err=True)
-        raise typer.Exit(1)
+        click.echo("Nothing was changed.", err=True)
+        raise click.exceptions.Exit(1)
     conversations.rewrite(conn, cid, messages, mended.messages, mended.changes)
-    typer.echo(
+    click.echo(
         f"Repaired conversation {cid}: {len(messages)} entries are now {len(mended.messages)}; the change and the "
         f"list as it was are kept beside it. `scheduler-agent ask --cid {cid} TEXT` goes on."
     )
@@ -63,6 +66,6 @@ def _cannot(cid: int, left: list[str]) -> Exception:
 
 def _confirmed() -> bool:
     try:
-        return bool(typer.confirm("Repair it?", default=False, err=True))
-    except typer.Abort:  # standard input ended: no answer is a no
+        return bool(click.confirm("Repair it?", default=False, err=True))
+    except click.Abort:  # standard input ended: no answer is a no
         return False

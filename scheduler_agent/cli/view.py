@@ -1,7 +1,7 @@
 """`scheduler-agent view SOURCE`: the trace viewer's page for a stored conversation, a cassette or a dump.
 
 Also the `--html FILE` of `conversations show`, `replay` and `demo`. The page is built in
-scheduler_agent/view/ (no Typer there); this module only finds the source and writes the file.
+scheduler_agent/view/ (no Click there); this module only finds the source and writes the file.
 """
 
 from __future__ import annotations
@@ -9,27 +9,18 @@ from __future__ import annotations
 import os
 import webbrowser
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
+import click
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.calendar import connect
+from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import DbOption, default_db_path
+from scheduler_agent.cli.options import PATH, db_option, default_db_path
 
 if TYPE_CHECKING:
     from scheduler_agent.view.trace import Trace
-
-HtmlOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--html",
-        help="Also write the trace viewer's page (one self-contained HTML file) to FILE.",
-        metavar="FILE",
-        show_default=False,
-    ),
-]
 
 
 def write_page(trace: Trace, path: Path) -> Path:
@@ -46,7 +37,7 @@ def write_page(trace: Trace, path: Path) -> Path:
     except OSError as exc:
         raise AgentError(f"Cannot write the page to {path}: {exc.strerror or exc}; give another file with -o") from None
     count = len(trace.requests)
-    typer.echo(f"wrote {path} ({count} request{'' if count == 1 else 's'}, {len(page):,} bytes)", err=True)
+    click.echo(f"wrote {path} ({count} request{'' if count == 1 else 's'}, {len(page):,} bytes)", err=True)
     return path
 
 
@@ -65,25 +56,18 @@ def conversation_trace(db: Path | None, cid: int) -> Trace:
     return from_conversation(connect(path), cid)
 
 
+@command(
+    "view",
+    epilog=examples("scheduler-agent view 3 -o trace.html", "scheduler-agent view cassettes/no_mornings.yaml --open"),
+)
+@argument("source", help="A stored conversation's id, a cassette (.yaml) or a --dump-array-file.", metavar="SOURCE")
+@click.option(
+    "-o", "--output", type=PATH, metavar="FILE", help="The HTML file to write (default: SOURCE's name + .html, here)."
+)
+@click.option("--open", "open_page", is_flag=True, help="Open the page in the web browser once written.")
+@db_option
 @person_facing()
-def view_command(
-    source: Annotated[
-        str,
-        typer.Argument(help="A stored conversation's id, a cassette (.yaml) or a --dump-array-file.", metavar="SOURCE"),
-    ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "-o",
-            "--output",
-            help="The HTML file to write (default: SOURCE's name + .html, here).",
-            metavar="FILE",
-            show_default=False,
-        ),
-    ] = None,
-    open_page: Annotated[bool, typer.Option("--open", help="Open the page in the web browser once written.")] = False,
-    db: DbOption = None,
-) -> None:
+def view_command(source: str, output: Path | None, open_page: bool, db: Path | None) -> None:
     """One self-contained HTML page: each request, what it added, what it cost, and a search over every array."""
     from scheduler_agent.view.sources import from_file
 
@@ -100,6 +84,6 @@ def view_command(
             "a cassette (.yaml) or a --dump-array-file"
         )
     written = write_page(trace, output or default)
-    typer.echo(str(written))
+    click.echo(str(written))
     if open_page and not webbrowser.open(written.resolve().as_uri()):
-        typer.echo(f"No web browser found to open it: open {written} yourself.", err=True)
+        click.echo(f"No web browser found to open it: open {written} yourself.", err=True)

@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.api import sse
 from scheduler_agent.grammar import check as grammar
@@ -214,6 +212,8 @@ def _lint_dump(records: list[tuple[int, Any]], found: _Found) -> LintResult:
 
 
 def _load_yaml(path: Path, text: str) -> Any:
+    import yaml  # about 10 ms: only a cassette (YAML) loads it, never a JSON list or a dump
+
     try:
         return recorded.load_yaml(text)
     except yaml.YAMLError as exc:

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import gzip
 import json
 import zlib
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
-
-import yaml
 
 from scheduler_agent.api import sse
 
@@ -37,25 +36,37 @@ MESSAGES_PATH = "/v1/messages"
 Side = Literal["request", "response"]
 
 
-class PlainDataLoader(yaml.SafeLoader):
-    """`yaml.SafeLoader`, and any other tag (`!!python/...`, `!custom`) read as the plain data it tags."""
+if TYPE_CHECKING:
+    import yaml
 
 
-def _plain(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node, deep=True)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node, deep=True)
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
+@functools.cache
+def plain_data_loader() -> type[yaml.SafeLoader]:
+    """`yaml.SafeLoader`, and any other tag (`!!python/...`, `!custom`) read as the plain data it tags.
 
+    Built on first use: PyYAML is imported only when a cassette is read (`lint` of a JSON list never is)."""
+    import yaml
 
-PlainDataLoader.add_multi_constructor("tag:yaml.org,2002:python/", _plain)
-PlainDataLoader.add_multi_constructor("!", _plain)
+    class PlainDataLoader(yaml.SafeLoader):
+        pass
+
+    def plain(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            return loader.construct_mapping(node, deep=True)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node, deep=True)
+        return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+    PlainDataLoader.add_multi_constructor("tag:yaml.org,2002:python/", plain)
+    PlainDataLoader.add_multi_constructor("!", plain)
+    return PlainDataLoader
 
 
 def load_yaml(text: str) -> Any:
     """The data of a YAML document; raises yaml.YAMLError when it is not YAML."""
-    return yaml.load(text, Loader=PlainDataLoader)  # a SafeLoader subclass: no object is built, nothing runs
+    import yaml
+
+    return yaml.load(text, Loader=plain_data_loader())  # a SafeLoader subclass: no object is built, nothing runs
 
 
 def is_messages_api(interaction: object) -> bool:

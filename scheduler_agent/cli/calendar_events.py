@@ -1,0 +1,178 @@
+"""`scheduler-agent calendar add-event|cancel|show`: the events, and the week with its free windows."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import click
+
+from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.events import cancel_event, events_for
+from scheduler_agent.calendar.people import get_owner
+from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
+from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
+from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
+from scheduler_agent.cli.calendar import calendar_session, clock_for, examples, for_people
+from scheduler_agent.cli.calendar_json import busy_json
+from scheduler_agent.cli.core import argument, command
+from scheduler_agent.cli.options import db_option, json_flag, today_option
+
+minutes_option = click.option(
+    "--minutes",
+    "minutes",
+    metavar="MINUTES",
+    type=int,
+    default=DEFAULT_MINUTES,
+    help="Meeting length in minutes (5-480).",
+)
+
+
+@command(
+    "add-event", epilog=examples('add-event --with priya --start 2026-12-07T14:00 --minutes 45 --title "Design review"')
+)
+@click.option("--with", "with_", metavar="PERSON", required=True, help="The other person: key or name.")
+@click.option(
+    "--start",
+    metavar="YYYY-MM-DDTHH:MM",
+    required=True,
+    help="YYYY-MM-DDTHH:MM, the owner's local time (or with an offset).",
+)
+@minutes_option
+@click.option("--title", metavar="TITLE", help="Default: 'Meeting with NAME'.")
+@click.option(
+    "--also", metavar="PERSON", multiple=True, help="Another person invited too: key or name (repeat for more)."
+)
+@db_option
+@today_option
+def add_event_command(
+    with_: str,
+    start: str,
+    minutes: int,
+    title: str | None,
+    also: Sequence[str],
+    db: Path | None,
+    today: str | None,
+) -> None:
+    """Book a meeting with the same checks as the agent's create_event tool."""
+    with calendar_session(db) as conn:
+        tools = CalendarTools(conn, clock_for(conn, today))
+        try:
+            click.echo(tools.create_event(with_, start, minutes, title, also=list(also) or None))
+        except ToolError as exc:
+            raise CalendarError(for_people(str(exc))) from None
+
+
+@command("cancel", epilog=examples("cancel 29"))
+@argument("event_id", help="The event's id, the #N that `calendar show` prints.", metavar="ID", type=int)
+@db_option
+def cancel_command(event_id: int, db: Path | None) -> None:
+    """Cancel (delete) one event, for everyone attending."""
+    with calendar_session(db) as conn:
+        owner = get_owner(conn)
+        event = cancel_event(conn, event_id)
+        span = format_window((event.start, event.end), owner.tz)
+        when = f"every occurrence from {span}" if event.recurring else f"on {span}"
+        click.echo(
+            f"Cancelled {event.title!r} {when} ({owner.tz}) for {', '.join(event.attendees)}. Event id: {event.id}."
+        )
+
+
+@command(
+    "show",
+    epilog=examples(
+        "show",
+        "show --person priya --week 2026-12-07",
+        "show --person priya --from 2026-12-07T00:00 --to 2026-12-12T00:00 --json",
+    ),
+)
+@click.option("--person", metavar="PERSON", help="Also show this person's events and your shared free time.")
+@click.option("--week", metavar="YYYY-MM-DD", help="Any day of the week to show.  [default: the current week]")
+@minutes_option
+@click.option("--from", "start", metavar="DATETIME", help="With --json: from this time (owner's zone, or an offset).")
+@click.option("--to", "end", metavar="DATETIME", help="With --json: until this time.  [default: --from + 7 days]")
+@json_flag(help="The busy intervals the agent sees (the person's, or yours), repeating events expanded, as JSON.")
+@db_option
+@today_option
+def show_command(
+    person: str | None,
+    week: str | None,
+    minutes: int,
+    start: str | None,
+    end: str | None,
+    as_json: bool,
+    db: Path | None,
+    today: str | None,
+) -> None:
+    """Show a week's events (yours, and the person's) and the free windows you share."""
+    with calendar_session(db, read_only=True) as conn:
+        owner = get_owner(conn)
+        tools = CalendarTools(conn, clock_for(conn, today))
+        other = tools.resolve_person(person, field="--person") if person is not None else None
+        if as_json:
+            click.echo(busy_json(conn, other or owner, owner, tools, week, start, end))
+            return
+        if start is not None or end is not None:
+            raise CalendarError("--from and --to go with --json; for the text view give --week")
+        day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
+        check_minutes(minutes)
+        for line in _week_lines(conn, tools, owner, other, day, minutes):
+            click.echo(for_people(line))
+
+
+def _span(event: Event, zone: ZoneInfo) -> str:
+    """`09:00-10:00`, or `all day` for an event from midnight to midnight (one day or more)."""
+    start, end = event.start.astimezone(zone), event.end.astimezone(zone)
+    if start.time() == end.time() == datetime.min.time():
+        days = (end.date() - start.date()).days
+        return f"{'all day' if days == 1 else f'{days} days':<11}"
+    return format_span((event.start, event.end), zone.key)
+
+
+def _week_lines(
+    conn: sqlite3.Connection,
+    tools: CalendarTools,
+    owner: Person,
+    other: Person | None,
+    day: date,
+    minutes: int,
+) -> Iterator[str]:
+    monday = monday_of(day)
+    people = [owner] if other is None else [owner, other]
+    yield f"Week of {format_day(monday)}, times in {owner.tz}"
+    for person in people:
+        yield f"  {person.name} ({person.key}): works {person.hours}"
+    start, end = week_span(monday, owner.tz)
+    end += timedelta(days=2)  # the weekend too, if anything is booked on it
+    events: dict[tuple[int, datetime], Event] = {  # the occurrences of a repeating event share its id
+        (event.id, event.start): event for person in people for event in events_for(conn, person.key, start, end)
+    }
+    zone = ZoneInfo(owner.tz)
+    by_day: dict[date, list[Event]] = {}
+    for event in sorted(events.values(), key=lambda event: (event.start, event.id)):
+        by_day.setdefault(event.start.astimezone(zone).date(), []).append(event)
+    for offset in range(7):
+        current = monday + timedelta(days=offset)
+        if offset >= 5 and current not in by_day:
+            continue  # weekends only when something is on them
+        yield ""
+        yield format_day(current)
+        for event in by_day.get(current, []):
+            span = _span(event, zone)
+            repeats = " (repeats)" if event.recurring else ""
+            yield f"  {span}  {event.title}  ({', '.join(event.attendees)})  #{event.id}{repeats}"
+        if current not in by_day:
+            yield "  (nothing booked)"
+    if other is None:
+        return
+    yield ""
+    search = tools.search(owner, other, day, minutes)
+    if not search.windows:
+        yield tools.no_windows_text(owner, other, search)
+        return
+    yield f"Free windows of at least {minutes} minutes for {OWNER_KEY} and {other.key}:"
+    for window in search.windows:
+        yield f"  {format_window(window, owner.tz)}"

@@ -1,0 +1,169 @@
+"""`scheduler-agent calendar seed-demo|people|set-owner|add-person|edit-person|remove-person`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from datetime import time
+from pathlib import Path
+
+import click
+
+from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.calendar.people import add_person, edit_person, get_owner, list_people, remove_person, set_owner
+from scheduler_agent.calendar.types import (
+    OWNER_KEY,
+    CalendarError,
+    Person,
+    check_buffer,
+    parse_dates_off,
+    parse_days,
+    parse_hours,
+)
+from scheduler_agent.cli.caldav import save_contact
+from scheduler_agent.cli.calendar import calendar_session, clock_for, examples
+from scheduler_agent.cli.core import argument, command
+from scheduler_agent.cli.options import db_option, json_flag, person_options, today_option
+from scheduler_agent.storage.db import transaction
+
+
+@command("seed-demo", epilog=examples("seed-demo", "seed-demo --db demo.db"))
+@db_option
+def seed_demo_command(db: Path | None) -> None:
+    """Put the demo calendar in (Jordan Lee and colleagues); running it again changes nothing."""
+    with calendar_session(db) as conn:
+        added = seed_demo(conn)
+        owner = get_owner(conn)
+        click.echo(
+            f"Demo calendar ready: {owner.name} ({owner.hours}) and {len(list_people(conn))} people; "
+            f"{added} event(s) added."
+        )
+
+
+@command("people", epilog=examples("people", "people --json"))
+@db_option
+@json_flag(help="A JSON array: key, name, tz, hours, owner.")
+def people_command(db: Path | None, as_json: bool) -> None:
+    """List the owner and the people the agent can book with."""
+    with calendar_session(db, read_only=True) as conn:
+        people = [get_owner(conn), *list_people(conn)]
+        if as_json:
+            rows = [{"key": p.key, "name": p.name, "tz": p.tz, "hours": p.hours, "owner": p.is_owner} for p in people]
+            click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+            return
+        width = max(len(person.key) for person in people)
+        for person in people:
+            mark = "  (owner)" if person.is_owner else ""
+            click.echo(f"{person.key:<{width}}  {person.name}, {person.schedule}{mark}")
+
+
+@command(
+    "set-owner",
+    epilog=examples(
+        'set-owner --name "Ada Lovelace" --tz Europe/London --hours 09:00-17:00',
+        "set-owner --day fri=off --lunch 12:30-13:30",
+    ),
+)
+@person_options("owner")
+@db_option
+def set_owner_command(
+    name: str | None,
+    tz: str | None,
+    hours: str | None,
+    day: Sequence[str],
+    off: Sequence[str],
+    buffer: int | None,
+    lunch: str | None,
+    db: Path | None,
+) -> None:
+    """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
+    with calendar_session(db) as conn:
+        exists = conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is not None
+        if not exists:
+            if name is None or tz is None:
+                raise CalendarError("a new owner needs --name and --tz, e.g. --name 'Jordan Lee' --tz Europe/London")
+            set_owner(conn, name, tz, *parse_hours(hours or "09:00-17:00"))
+        owner = _edit(conn, OWNER_KEY, name, tz, hours, day, off, buffer, lunch)
+        click.echo(f"Owner: {owner.name}, {owner.schedule}.")
+
+
+def _edit(
+    conn: sqlite3.Connection,
+    key: str,
+    name: str | None,
+    tz: str | None,
+    hours: str | None,
+    day: Sequence[str],
+    off: Sequence[str],
+    buffer: int | None,
+    lunch: str | None,
+) -> Person:
+    lunch_value: tuple[time, time] | bool | None = True
+    if lunch is not None:
+        lunch_value = False if lunch.strip().lower() == "none" else parse_hours(lunch)
+    return edit_person(
+        conn,
+        key,
+        name=name,
+        tz=tz,
+        hours=parse_hours(hours) if hours is not None else None,
+        days=parse_days(list(day)) if day else None,
+        days_off=parse_dates_off(list(off)) if off else None,
+        buffer_minutes=check_buffer(buffer) if buffer is not None else None,
+        lunch=lunch_value,
+    )
+
+
+@command("add-person", epilog=examples('add-person priya --name "Priya Raman" --tz Asia/Kolkata --hours 10:00-18:00'))
+@argument("key", help="Short lowercase key, e.g. priya.", metavar="KEY")
+@person_options("new")
+@db_option
+def add_person_command(
+    key: str, name: str, tz: str, hours: str, email: str | None, caldav: str | None, db: Path | None
+) -> None:
+    """Add someone the owner meets."""
+    with calendar_session(db) as conn:
+        with transaction(conn):  # the person and their e-mail/CalDAV calendar, or neither
+            person = add_person(conn, key, name, tz, *parse_hours(hours))
+            contact = save_contact(conn, person.key, email, caldav)
+        click.echo(f"Added {person.key}: {person.name}, {person.hours}.")
+        if contact:
+            click.echo(contact)
+
+
+@command(
+    "edit-person",
+    epilog=examples("edit-person priya --hours 10:00-18:00", "edit-person priya --day fri=off --buffer 10"),
+)
+@argument("key", help="Whose details to change: their key (see `calendar people`).", metavar="KEY")
+@person_options("edit")
+@db_option
+def edit_person_command(
+    key: str,
+    name: str | None,
+    tz: str | None,
+    hours: str | None,
+    day: Sequence[str],
+    off: Sequence[str],
+    buffer: int | None,
+    lunch: str | None,
+    db: Path | None,
+) -> None:
+    """Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays."""
+    with calendar_session(db) as conn:
+        person = _edit(conn, key, name, tz, hours, day, off, buffer, lunch)
+        click.echo(f"{person.key}: {person.name}, {person.schedule}.")
+
+
+@command("remove-person", epilog=examples("remove-person marco", "remove-person marco --cancel-meetings"))
+@argument("key", help="Who to remove: their key.", metavar="KEY")
+@click.option("--cancel-meetings", is_flag=True, help="Cancel their future meetings too (for everyone attending).")
+@db_option
+@today_option
+def remove_person_command(key: str, cancel_meetings: bool, db: Path | None, today: str | None) -> None:
+    """Remove someone; refused while they have future meetings, unless --cancel-meetings."""
+    with calendar_session(db) as conn:
+        cancelled = remove_person(conn, key, clock_for(conn, today).now(), cancel_meetings=cancel_meetings)
+        also = f"; cancelled {', '.join(f'#{i}' for i in cancelled)}" if cancelled else ""
+        click.echo(f"Removed {key}{also}.")

@@ -1,0 +1,101 @@
+"""What the commands are built of, on Click: lazy groups, commands whose arguments have help, examples.
+
+A `LazyGroup` knows its subcommands as a table, name -> (`module:attribute`, one-line help): it imports a
+command's module only when that command runs, and `--help` prints the table without importing any.
+`tests/test_cli_conventions.py` checks that each line of a table is its command's own help.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def examples(*commands: str) -> str:
+    """A command's "Examples:" epilog, kept as written (Click's \\b stops it rewrapping the lines)."""
+    return "Examples:\n\n\b\n" + "\n".join(f"  {command}" for command in commands)
+
+
+class HelpArgument(click.Argument):
+    """An argument with a help text, listed under "Arguments" in its command's help."""
+
+    def __init__(self, param_decls: Sequence[str], help: str = "", **attrs: Any) -> None:
+        super().__init__(param_decls, **attrs)
+        self.text = help
+
+    def help_record(self, ctx: click.Context) -> tuple[str, str]:
+        return self.make_metavar(ctx), self.text + ("  [required]" if self.required else "")
+
+
+class Command(click.Command):
+    """A command whose help lists its arguments, each with its help, before its options."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [p.help_record(ctx) for p in self.get_params(ctx) if isinstance(p, HelpArgument)]
+        if rows:
+            with formatter.section("Arguments"):
+                formatter.write_dl(rows)
+        super().format_options(ctx, formatter)
+
+
+def argument(name: str, help: str, metavar: str, **attrs: Any) -> Callable[[F], F]:
+    """`click.argument` with a help text and a metavar (Click's own arguments have neither)."""
+    return click.argument(name, cls=HelpArgument, help=help, metavar=metavar, **attrs)
+
+
+def command(name: str, epilog: str) -> Callable[[Callable[..., Any]], Command]:
+    """A command named `name`, its help from the docstring, its examples as `epilog`."""
+    return click.command(name, cls=Command, epilog=epilog)
+
+
+Lazy = dict[str, tuple[str, str]]
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported when one runs: `lazy` maps name -> (`module:attr`, short help)."""
+
+    def __init__(self, *args: Any, lazy: Lazy | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: Lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*self.lazy, *(name for name in self.commands if name not in self.lazy)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name not in self.lazy:
+            return None
+        module_name, attribute = self.lazy[cmd_name][0].split(":")
+        found = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(found, click.Command):
+            raise TypeError(f"{module_name}:{attribute} is not a Click command")
+        self.commands[cmd_name] = found  # imported once
+        return found
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """As Click's own, from the table's one-line helps: `--help` imports no command module."""
+        rows = [(name, help) for name, (_, help) in self.lazy.items()]
+        rows += [(n, c.get_short_help_str(10**6)) for n, c in self.commands.items() if n not in self.lazy]
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, shorten(help, limit)) for name, help in rows])
+
+
+def shorten(text: str, limit: int) -> str:
+    """A one-line help cut to `limit` characters the way Click cuts it."""
+    if len(text) <= limit:
+        return text
+    import textwrap
+
+    return textwrap.shorten(text, max(limit, 3), placeholder="...", break_on_hyphens=False)
+
+
+def group(name: str, help: str, lazy: Lazy) -> LazyGroup:
+    return LazyGroup(name, help=help, lazy=lazy, no_args_is_help=True)

@@ -1,0 +1,150 @@
+"""The CLI on Click starts fast: each subcommand's module is imported only when it runs (issue 14).
+
+`--help` prints the table of names and one-line helps without importing any command module; the fast
+paths load none of the SDK, vcrpy, yaml, pydantic, rich or Typer; the table says what each command says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from scheduler_agent.cli import app
+from scheduler_agent.cli.core import LazyGroup
+
+HEAVY = ("anthropic", "vcr", "yaml", "pydantic", "rich", "typer")
+COMMAND_MODULES = [
+    f"scheduler_agent.cli.{name}"
+    for name in (
+        "live",
+        "offline",
+        "calendar",
+        "calendar_people",
+        "calendar_events",
+        "calendar_files",
+        "caldav",
+        "prefs",
+        "conversations",
+        "database",
+        "repair",
+        "view",
+        "render",
+    )
+]
+
+
+def loaded_after(args: list[str], seed: Path | None = None) -> tuple[list[str], list[str], str]:
+    """Run `args` in a fresh interpreter: the heavy modules and the command modules it imported, and stdout."""
+    setup = f"app(['calendar', 'seed-demo', '--db', {str(seed)!r}])" if seed else "pass"
+    code = (
+        "import subprocess, sys\n"
+        "from scheduler_agent.cli import app\n"
+        f"try:\n    {setup}\nexcept SystemExit:\n    pass\n"
+        "before = set(sys.modules)\n"
+        f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED', [m for m in {HEAVY!r} if m in sys.modules], "
+        f"[m for m in {COMMAND_MODULES!r} if m in sys.modules and m not in before])"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCHEDULER_AGENT_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("LOADED "), done.stdout
+    heavy, modules = last[len("LOADED ") :].split("] [")
+    return eval(heavy + "]"), eval("[" + modules), done.stdout
+
+
+def test_help_imports_no_command_module_and_nothing_heavy() -> None:
+    heavy, modules, shown = loaded_after(["--help"])
+    assert heavy == [] and modules == []
+    assert "calendar" in shown and "conversations" in shown and "Exit codes:" in shown
+
+
+def test_a_group_help_imports_none_of_its_commands() -> None:
+    heavy, modules, shown = loaded_after(["calendar", "--help"])
+    assert heavy == [] and modules == ["scheduler_agent.cli.calendar"]
+    assert "add-person" in shown and "prefs" in shown and "iCalendar" in shown
+    heavy, modules, shown = loaded_after(["conversations", "--help"])
+    assert heavy == [] and "repair" in shown and "scheduler_agent.cli.repair" not in modules
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calendar", "show", "--person", "priya", "--week", "2026-08-31", "--db", "{db}"],
+        ["conversations", "list", "--db", "{db}"],
+        ["lint", "{array}"],
+    ],
+)
+def test_the_fast_paths_load_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
+    array = tmp_path / "a.json"
+    array.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    db = tmp_path / "c.db"
+    args = [a.replace("{db}", str(db)).replace("{array}", str(array)) for a in argv]
+    heavy, modules, _ = loaded_after(args, seed=db)
+    assert heavy == [], f"{' '.join(argv)} imported {heavy}"
+    assert "scheduler_agent.cli.live" not in modules, modules
+
+
+def test_calendar_show_imports_only_the_events_commands(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    _, modules, _ = loaded_after(["calendar", "show", "--db", str(db)], seed=db)
+    assert "scheduler_agent.cli.calendar_events" in modules
+    for other in ("calendar_files", "prefs", "live", "offline", "repair"):
+        assert f"scheduler_agent.cli.{other}" not in modules, other
+
+
+def groups(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], LazyGroup]]:
+    found: list[tuple[tuple[str, ...], LazyGroup]] = []
+    if isinstance(group, LazyGroup):
+        found.append((prefix, group))
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        if isinstance(command, click.Group):
+            found += groups(command, (*prefix, name))
+    return found
+
+
+def test_each_table_line_is_its_commands_own_help() -> None:
+    tables = groups(app)
+    assert {prefix for prefix, _ in tables} >= {(), ("calendar",), ("conversations",), ("db",)}
+    for prefix, group in tables:
+        context = click.Context(group)
+        for name, (_, text) in group.lazy.items():
+            command = group.get_command(context, name)
+            assert command is not None and command.name == name, (*prefix, name)
+            assert text == command.get_short_help_str(10**6), f"{' '.join((*prefix, name))}: the table says {text!r}"
+
+
+def test_an_unknown_command_is_a_usage_error() -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["calendar", "shwo"])
+    assert result.exit_code == 2 and "No such command 'shwo'" in result.stderr
+
+
+def test_shell_completion_lists_the_lazy_commands() -> None:
+    """Click's completion: the shell runs the program with _SCHEDULER_AGENT_COMPLETE set."""
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("SCHEDULER_AGENT_")}
+    env = plain | {
+        "_SCHEDULER_AGENT_COMPLETE": "bash_complete",
+        "COMP_WORDS": "scheduler-agent calendar sh",
+        "COMP_CWORD": "2",
+    }
+    code = "import sys; sys.argv[0] = 'scheduler-agent'\nfrom scheduler_agent.cli import main\nmain()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "plain,show" in done.stdout.splitlines()
+    script = subprocess.run(
+        [sys.executable, "-c", code, "--show-completion"],
+        capture_output=True,
+        text=True,
+        env={**plain, "SHELL": "/bin/bash"},
+    )
+    assert "_SCHEDULER_AGENT_COMPLETE=bash_complete" in script.stdout
