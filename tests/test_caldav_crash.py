@@ -222,3 +222,43 @@ def vevent(uid: str, title: str, start: Any, end: Any) -> str:
         f"SUMMARY:{title}", "END:VEVENT", "END:VCALENDAR",
     ]  # fmt: skip
     return "\r\n".join(lines) + "\r\n"
+
+
+def test_the_approval_says_whether_invitations_go_out_and_no_invites_writes_schedule_agent_client(
+    db: Path, radicale: RadicaleServer
+) -> None:
+    """Asked before booking (stdin ends: refused, nothing booked); Radicale does no CalDAV scheduling, so
+    the preview says nobody is e-mailed; `--no-invites` says none will be sent and marks the attendees."""
+    with ScriptedServer([SCRIPT[1], Reply([text("Not booked.")])]) as model:
+        asked = cli(["ask", ASK, "--db", str(db), "--today", TODAY], model, radicale)
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    shown = asked.stdout + asked.stderr
+    assert "? Book 'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London) for you and Priya Raman (priya). " in shown
+    assert "Your calendar server does not send invitations (no CalDAV scheduling): tell the attendees." in shown
+    assert on_the_server(radicale) == []
+
+    with ScriptedServer([SCRIPT[1], Reply([text("Booked.")])]) as model:
+        booked = cli(["ask", ASK, "--yes", "--no-invites", "--db", str(db), "--today", TODAY], model, radicale)
+    assert booked.returncode == 0, booked.stdout + booked.stderr
+    [event] = on_the_server(radicale)
+    attendees = event["ATTENDEE"] if isinstance(event["ATTENDEE"], list) else [event["ATTENDEE"]]
+    assert [str(a) for a in attendees] == ["mailto:jordan@example.com", "mailto:priya@example.com"]
+    assert all(a.params["SCHEDULE-AGENT"] == "CLIENT" for a in attendees)
+
+
+def test_calendar_add_event_books_on_the_server_and_a_missing_password_is_one_line(
+    db: Path, radicale: RadicaleServer
+) -> None:
+    args = ["calendar", "add-event", "--with", "priya", "--start", "2027-03-02T16:00", "--minutes", "30"]
+    added = run_cli([*args, "--db", str(db), "--today", TODAY], env={PASSWORD_ENV: radicale.users[OWNER_USER]})
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert added.stdout.startswith("Booked 'Meeting with Priya Raman' on Tue 2027-03-02 16:00-16:30 (Europe/London)")
+    [event] = on_the_server(radicale)
+    assert str(event["SUMMARY"]) == "Meeting with Priya Raman"
+
+    unset = run_cli([*args, "--db", str(db), "--today", TODAY])
+    assert unset.returncode == 1 and "Traceback" not in unset.stdout + unset.stderr
+    assert unset.stderr == (
+        f"Error: the environment variable {PASSWORD_ENV} is not set: export {PASSWORD_ENV} with the password of "
+        "jordan on 127.0.0.1\n"
+    )
