@@ -6,7 +6,7 @@ the names below are what another program, or a reader, uses:
     from scheduler_agent import run_turn, Toolbox, ToolError
 
 Each name is imported when first used (PEP 562), so `import scheduler_agent` stays cheap: it
-loads neither the SDK nor vcrpy nor Typer.
+loads neither the SDK nor vcrpy nor Click.
 """
 
 from __future__ import annotations

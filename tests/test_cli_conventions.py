@@ -256,7 +256,8 @@ def test_the_new_read_only_paths_do_not_import_the_sdk_or_vcrpy(argv: list[str],
         "import sys\nfrom scheduler_agent.cli import app\n"
         f"try:\n    app(['calendar', 'seed-demo', '--db', {path!r}])\nexcept SystemExit:\n    pass\n"
         f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
-        "print('LOADED', 'anthropic' in sys.modules, 'vcr' in sys.modules)"
+        "print('LOADED', 'anthropic' in sys.modules, 'vcr' in sys.modules, "
+        "[m for m in ('pydantic', 'rich', 'typer') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == "LOADED False False"
+    assert out.strip().splitlines()[-1] == "LOADED False False []"  # nor pydantic, rich or Typer (issue 14)

@@ -148,3 +148,15 @@ def test_shell_completion_lists_the_lazy_commands() -> None:
         env={**plain, "SHELL": "/bin/bash"},
     )
     assert "_SCHEDULER_AGENT_COMPLETE=bash_complete" in script.stdout
+
+
+def test_a_command_run_first_under_its_own_group_keeps_its_short_help_option(tmp_path: Path) -> None:
+    """Click keeps a command's help option once made: `-h` must survive a group invoked on its own first."""
+    from click.testing import CliRunner
+
+    from scheduler_agent.cli.calendar import calendar_app
+
+    runner = CliRunner()
+    runner.invoke(calendar_app, ["export", "--db", str(tmp_path / "x.db")])
+    shown = runner.invoke(app, ["calendar", "export", "-h"])
+    assert shown.exit_code == 0 and "Examples:" in shown.stdout, shown.output

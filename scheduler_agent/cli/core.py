@@ -14,6 +14,9 @@ from typing import Any, TypeVar
 import click
 
 F = TypeVar("F", bound=Callable[..., Any])
+# Every command's own: Click keeps a command's help option once made, so a command first run under
+# another root (a test invoking a group directly) must not lose `-h`.
+HELP = {"help_option_names": ["-h", "--help"]}
 
 
 def examples(*commands: str) -> str:
@@ -34,6 +37,10 @@ class HelpArgument(click.Argument):
 
 class Command(click.Command):
     """A command whose help lists its arguments, each with its help, before its options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["context_settings"] = {**HELP, **(kwargs.get("context_settings") or {})}
+        super().__init__(*args, **kwargs)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [p.help_record(ctx) for p in self.get_params(ctx) if isinstance(p, HelpArgument)]
@@ -60,6 +67,7 @@ class LazyGroup(click.Group):
     """A group whose subcommands are imported when one runs: `lazy` maps name -> (`module:attr`, short help)."""
 
     def __init__(self, *args: Any, lazy: Lazy | None = None, **kwargs: Any) -> None:
+        kwargs["context_settings"] = {**HELP, **(kwargs.get("context_settings") or {})}
         super().__init__(*args, **kwargs)
         self.lazy: Lazy = dict(lazy or {})
 

@@ -13,7 +13,7 @@ import click
 from scheduler_agent.calendar.prefs import add_preference, list_preferences, remove_preference
 from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import calendar_session, examples
-from scheduler_agent.cli.core import Command, argument
+from scheduler_agent.cli.core import HELP, Command, argument
 from scheduler_agent.cli.options import db_option
 
 prefs_app = click.Group(
@@ -21,6 +21,7 @@ prefs_app = click.Group(
     help="The owner's standing preferences: in every conversation's system prompt; the structured ones "
     "are also checked by the tools.",
     no_args_is_help=True,
+    context_settings=HELP,
 )
 
 

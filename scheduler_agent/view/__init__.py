@@ -1,1 +1,1 @@
-"""The trace viewer: one self-contained HTML page from a conversation's requests and replies (no Typer here)."""
+"""The trace viewer: one self-contained HTML page from a conversation's requests and replies (no Click here)."""
