@@ -58,8 +58,9 @@ def add_event_command(
     db: Path | None,
     today: str | None,
 ) -> None:
-    """Book a meeting with the same checks as the agent's create_event tool (on the connected CalDAV
-    server, when there is one)."""
+    """Book a meeting with the same checks as the agent's create_event tool.
+
+    On the connected CalDAV server when there is one (`calendar connect caldav`), else the local calendar."""
     with calendar_session(db) as conn:
         tools = CalendarTools(conn, clock_for(conn, today), calendar=open_calendar(conn))
         try:
