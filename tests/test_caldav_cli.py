@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -56,35 +57,36 @@ def owner_env(radicale: RadicaleServer) -> dict[str, str]:
     return {"JORDAN_PASSWORD": radicale.users[OWNER_USER]}
 
 
-def test_connect_lists_chooses_and_backends_checks_each_server(db: Path, radicale: RadicaleServer) -> None:
+Connect = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def connect_owner(db: Path, radicale: RadicaleServer) -> Connect:
+    """`calendar connect caldav URL --user jordan --password-env JORDAN_PASSWORD *more`; the right password
+    in that variable unless `env` is given."""
+
+    def run(*more: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        args = ("connect", "caldav", radicale.url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD")
+        return cli(db, *args, *more, env=owner_env(radicale) if env is None else env)
+
+    return run
+
+
+def test_connect_lists_chooses_and_backends_checks_each_server(
+    db: Path, radicale: RadicaleServer, connect_owner: Connect
+) -> None:
     env = owner_env(radicale)
-    listed = cli(
-        db,
-        "connect",
-        "caldav",
-        radicale.url,
-        "--user",
-        OWNER_USER,
-        "--password-env",
-        "JORDAN_PASSWORD",
-        "--list",
-        env=env,
-    )
+    listed = connect_owner("--list")
     assert listed.returncode == 0, listed.stderr
     assert set(listed.stdout.splitlines()) == {
         f"Work  {calendar_url(radicale, OWNER_USER, 'work')}",
         f"Personal  {calendar_url(radicale, OWNER_USER, 'personal')}",
     }
 
-    unchosen = cli(
-        db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD", env=env
-    )
+    unchosen = connect_owner()
     assert_one_line_error(unchosen, "has 2 calendars", "'Work'", "choose one with --calendar NAME")
 
-    connected = cli(
-        db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD",
-        "--calendar", "work", "--email", "jordan@example.com", env=env,
-    )  # fmt: skip
+    connected = connect_owner("--calendar", "work", "--email", "jordan@example.com")
     assert connected.returncode == 0, connected.stderr
     assert connected.stdout.splitlines()[0] == (
         f"Connected: calendar 'Work' ({calendar_url(radicale, OWNER_USER, 'work')}) as jordan; the password comes "
@@ -105,28 +107,15 @@ def test_connect_lists_chooses_and_backends_checks_each_server(db: Path, radical
     assert again.returncode == 0 and "Work  " in again.stdout
 
 
-def test_wrong_credentials_are_one_line_and_no_traceback(db: Path, radicale: RadicaleServer) -> None:
+def test_wrong_credentials_are_one_line_and_no_traceback(
+    db: Path, radicale: RadicaleServer, connect_owner: Connect
+) -> None:
     wrong = {"JORDAN_PASSWORD": "not-the-password"}
-    result = cli(
-        db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD", env=wrong
-    )
+    result = connect_owner(env=wrong)
     assert_one_line_error(result, "refused the user name or password", "(401)", "calendar connect caldav URL")
     assert sqlite3.connect(db).execute("SELECT count(*) FROM caldav_connections").fetchone() == (0,)
 
-    env = owner_env(radicale)
-    ok = cli(
-        db,
-        "connect",
-        "caldav",
-        radicale.url,
-        "--user",
-        OWNER_USER,
-        "--password-env",
-        "JORDAN_PASSWORD",
-        "--calendar",
-        "Work",
-        env=env,
-    )
+    ok = connect_owner("--calendar", "Work")
     assert ok.returncode == 0, ok.stderr
     checked = cli(db, "backends", env=wrong)  # the password changed since
     assert checked.returncode == 1 and "Traceback" not in checked.stdout + checked.stderr
@@ -135,19 +124,9 @@ def test_wrong_credentials_are_one_line_and_no_traceback(db: Path, radicale: Rad
     assert "does not answer: the environment variable JORDAN_PASSWORD is not set" in unset.stdout
 
 
-def test_the_server_down_is_one_line(db: Path, radicale: RadicaleServer) -> None:
+def test_the_server_down_is_one_line(db: Path, radicale: RadicaleServer, connect_owner: Connect) -> None:
     radicale.kill()
-    result = cli(
-        db,
-        "connect",
-        "caldav",
-        radicale.url,
-        "--user",
-        OWNER_USER,
-        "--password-env",
-        "JORDAN_PASSWORD",
-        env=owner_env(radicale),
-    )
+    result = connect_owner()
     assert_one_line_error(result, "cannot reach the CalDAV server", "is it running")
 
 
@@ -174,34 +153,14 @@ def test_add_person_with_a_bad_address_adds_nothing(db: Path) -> None:
     assert_one_line_error(bad_url, "is not an http(s) URL")
 
 
-def test_no_credential_reaches_any_file_or_output(db: Path, radicale: RadicaleServer, tmp_path: Path) -> None:
-    """A unique password: not in the database (with -wal and -shm), any file under HOME, or any run's output."""
+def test_no_credential_reaches_any_file_or_output(
+    db: Path, radicale: RadicaleServer, tmp_path: Path, connect_owner: Connect
+) -> None:
+    """A unique password: not in the database (with -wal and -shm), any file under HOME, or any run's output.
+    (test_caldav_secrets.py does the same for a whole session: cassette, dump, chat history.)"""
     env = owner_env(radicale)
-    cli(
-        db,
-        "connect",
-        "caldav",
-        radicale.url,
-        "--user",
-        OWNER_USER,
-        "--password-env",
-        "JORDAN_PASSWORD",
-        "--list",
-        env=env,
-    )
-    cli(
-        db,
-        "connect",
-        "caldav",
-        radicale.url,
-        "--user",
-        OWNER_USER,
-        "--password-env",
-        "JORDAN_PASSWORD",
-        "--calendar",
-        "work",
-        env=env,
-    )
+    connect_owner("--list")
+    connect_owner("--calendar", "work")
     cli(db, "backends", env=env)
     cli(db, "backends", env={"JORDAN_PASSWORD": "not-the-password"})
     conn = connect(db)  # a booking, as the tools will make it, with the database open (so -wal and -shm exist)

@@ -35,6 +35,7 @@ from scheduler_agent.agent.session_lease import SessionLease
 from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, Toolbox
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.prefs import preferences_block
@@ -78,6 +79,7 @@ class Settings:
     trim: str = "first_turn"  # or "newest": the naive trim, only to show what it breaks (agent/trim.py)
     stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
     request_timeout: float = 600.0  # seconds one request to the model may take in all (`--timeout`)
+    invites: bool | None = None  # False: `--no-invites`, the calendar server sends no invitations
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -107,7 +109,8 @@ class Session:
         self.lease = SessionLease(conn)
         self._listen = SessionListener(self.messages, self.records, self.requests, self.lease, self.sync, report)
         self.calls = CallIds()  # the list's call ids, kept between turns (a reply may not reuse one)
-        tools = CalendarTools(conn, clock, settings.tool_deadline)
+        self.calendar = open_calendar(conn, invites=settings.invites)  # the local one, or the CalDAV server
+        tools = CalendarTools(conn, clock, settings.tool_deadline, self.calendar)
         self.toolbox: Toolbox = (
             tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen, approved)
         )

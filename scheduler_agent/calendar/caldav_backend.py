@@ -18,8 +18,8 @@ change, and someone else's change since the read is never overwritten ("the even
 server; here is what it is now"). Failures the model can act on are ToolError; the server being
 unusable is CalDAVError (a CalendarError), which the tools turn into "The calendar cannot be used: ...".
 
-Test hooks (testing/faults.py): pause `caldav_before_put` (checked, about to write a booking) and
-`caldav_before_change` (read with its ETag, about to write a move or cancellation); reach
+Test hooks (testing/faults.py): pause and reach `caldav_before_put` (checked, about to write a booking)
+and `caldav_before_change` (read with its ETag, about to write a move or cancellation); reach
 `after_caldav_put` (the booking is on the server, its answer not yet given).
 """
 
@@ -149,6 +149,7 @@ class CalDAVCalendar:
             stamp=self.now(),
         )
         faults.pause("caldav_before_put")
+        faults.reach("caldav_before_put")
         if deadline is not None:
             deadline.check("create_event")  # the last moment nothing has been written
         status = self.put(href, body, {"If-None-Match": "*"}, "writing the booking", tool_use_id)

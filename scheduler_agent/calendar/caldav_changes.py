@@ -71,6 +71,7 @@ class EventChanges:
     ) -> Written:
         condition = {"If-Match": fetched.etag} if fetched.etag else {}
         faults.pause("caldav_before_change")
+        faults.reach("caldav_before_change")
         status = self.calendar.put(fetched.href, body, condition, doing, tool_use_id)
         now = self.calendar.reader.fetch(fetched.href, "reading the event back")
         if now is None:

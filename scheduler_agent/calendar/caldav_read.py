@@ -198,13 +198,19 @@ class CalDAVReader:
             return [(str(c.get_display_name() or c.url), str(c.url)) for c in principal.calendars()]
 
 
+CALDAV_ID_BASE = 1_000_000
+"""Events of a CalDAV server get local ids above this one, so that they never share an id with an event of
+the local calendar (a person's imported busy time), which the tools may show beside them."""
+
+
 def local_id(conn: db.Connection, href: str, uid: str, tool_use_id: str | None = None) -> int:
     """The local id of the resource at `href` (given the first time it is seen); records the call that wrote it."""
-    with transaction(conn):
+    with transaction(conn):  # a new resource's id comes after CALDAV_ID_BASE: never a local event's id
         conn.execute(
-            "INSERT INTO caldav_events (href, uid, tool_use_id) VALUES (?, ?, ?) ON CONFLICT (href) DO UPDATE "
-            "SET tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)",
-            (href, uid, tool_use_id),
+            "INSERT INTO caldav_events (id, href, uid, tool_use_id) "
+            "VALUES ((SELECT CASE WHEN max(id) > ? THEN max(id) ELSE ? END + 1 FROM caldav_events), ?, ?, ?) "
+            "ON CONFLICT (href) DO UPDATE SET tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)",
+            (CALDAV_ID_BASE, CALDAV_ID_BASE, href, uid, tool_use_id),
         )
         row = conn.execute("SELECT id FROM caldav_events WHERE href = ?", (href,)).fetchone()
     found: int = row[0]

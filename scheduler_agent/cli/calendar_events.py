@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import click
 
 from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.events import cancel_event, events_for
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
@@ -56,9 +57,11 @@ def add_event_command(
     db: Location | None,
     today: str | None,
 ) -> None:
-    """Book a meeting with the same checks as the agent's create_event tool."""
+    """Book a meeting with the same checks as the agent's create_event tool.
+
+    On the connected CalDAV server when there is one (`calendar connect caldav`), else the local calendar."""
     with calendar_session(db) as conn:
-        tools = CalendarTools(conn, clock_for(conn, today))
+        tools = CalendarTools(conn, clock_for(conn, today), calendar=open_calendar(conn))
         try:
             click.echo(tools.create_event(with_, start, minutes, title, also=list(also) or None))
         except ToolError as exc:

@@ -323,6 +323,7 @@ def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
         tool_deadline=run.tool_deadline,
         stream=not turn.no_stream,
         request_timeout=run.timeout,
+        invites=False if run.no_invites else None,
     )
 
 

@@ -134,6 +134,13 @@ yes_cancel_option = click.option(
     is_flag=True,
     help="Also approve cancellations without asking. Without it each cancellation is asked on stdin, even with --yes.",
 )
+no_invites_option = click.option(
+    "--no-invites",
+    "no_invites",
+    is_flag=True,
+    help="On a CalDAV calendar: book with SCHEDULE-AGENT=CLIENT, so the server e-mails no invitations "
+    "(whatever `calendar connect` chose).",
+)
 usage_option = click.option(
     "-u",
     "--usage",
@@ -185,6 +192,7 @@ class RunOptions:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     yes: bool = False
     yes_cancel: bool = False
+    no_invites: bool = False
     usage: bool = False
     tool_deadline: float = TOOL_DEADLINE_SECONDS
     timeout: float = DEFAULT_TIMEOUT_SECONDS
@@ -211,6 +219,7 @@ _OPTIONS: dict[str, Callable[[F], F]] = {
     "max_iterations": max_iterations_option,
     "yes": yes_option,
     "yes_cancel": yes_cancel_option,
+    "no_invites": no_invites_option,
     "usage": usage_option,
     "tool_deadline": tool_deadline_option,
     "timeout": timeout_option,

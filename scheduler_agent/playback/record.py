@@ -1,6 +1,7 @@
 """`--record PATH`: a live session written as a cassette that anyone can replay offline.
 
-The cassette carries the whole calendar as it was at the start (event ids kept; people's per-day
+The cassette carries the whole calendar as it was at the start (on a CalDAV server: the weeks around
+the start, read from it; see `calendar_fixture`) (event ids kept; people's per-day
 hours, days off, buffers and lunch breaks; the owner's standing preferences), the clock
 pinned at the start (the session runs on that pinned clock, so the replay's tool results are
 the same to the letter), every input the person typed, the options, and the exit code. Only
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +25,29 @@ from scheduler_agent.playback import vcr_cassette as cassette
 
 if TYPE_CHECKING:
     from scheduler_agent.agent.session import Session
+
+
+SNAPSHOT_WEEKS_BEFORE, SNAPSHOT_WEEKS_AFTER = 1, 12
+
+
+def calendar_fixture(session: Session) -> JSON:
+    """The calendar the session's tools see, as a fixture. On a CalDAV server, the events of the weeks
+    around the pinned clock (one before, twelve after) are read from it into the fixture: the caldav
+    library's HTTP is not the SDK's, so the cassette cannot carry it, and the replay runs on a local
+    calendar with no server at all."""
+    from scheduler_agent.calendar.backend import SqliteCalendar
+
+    if isinstance(session.calendar, SqliteCalendar):
+        return export_fixture(session.conn)
+    from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
+    from scheduler_agent.calendar.caldav_snapshot import snapshot_fixture
+
+    assert isinstance(session.calendar, RemoteCalendar) and session.clock.pinned is not None
+    monday = session.clock.pinned - timedelta(days=session.clock.local_now(get_owner(session.conn).tz).weekday())
+    start = monday.replace(hour=0, minute=0) - timedelta(weeks=SNAPSHOT_WEEKS_BEFORE)
+    return snapshot_fixture(
+        session.calendar, start, start + timedelta(weeks=SNAPSHOT_WEEKS_BEFORE + SNAPSHOT_WEEKS_AFTER)
+    )
 
 
 class Recorder:
@@ -66,7 +91,7 @@ def recorded(path: Path, session: Session) -> Iterator[Recorder]:
         "replies": "recorded",
         "how": "recorded from a live session with --record; secrets and per-machine headers were not written",
         "clock": f"{local:%Y-%m-%dT%H:%M}",
-        "calendar": export_fixture(session.conn),
+        "calendar": calendar_fixture(session),
         "inputs": [],
         "approvals": {},
         "options": {

@@ -505,6 +505,33 @@ def m021_busy_time_indexes(conn: Connection) -> None:
 
 
 @migration
+def m023_caldav_bookings(conn: Connection) -> None:
+    """Each change a call makes on a CalDAV server, linked to the remote resource: the tool_use id, what it
+    did, the resource (href, UID) and its ETag after the write, and its local id (`caldav_events`).
+
+    The row is written (and committed) before the PUT, with `written` 0, and set to 1 with the ETag once
+    the server has the change; the call's `bookings` row (its result text) follows. A process killed in
+    between leaves the row at 0: the resumed round reads the resource, and finds its own write there (the
+    event's X-SCHEDULER-AGENT-CALL) or makes it. The password is never here.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE caldav_bookings (
+            tool_use_id TEXT PRIMARY KEY CHECK (tool_use_id <> ''),
+            kind TEXT NOT NULL CHECK (kind IN ('create_event', 'move_event', 'cancel_event')),
+            href TEXT NOT NULL CHECK (href <> ''),
+            uid TEXT NOT NULL,
+            etag TEXT,                      -- the resource's ETag right after the write
+            event_id INTEGER REFERENCES caldav_events (id),
+            written INTEGER NOT NULL DEFAULT 0 CHECK (written IN (0, 1)),
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        )
+        """,
+    )
+
+
+@migration
 def m025_booked_time(conn: Connection) -> None:
     """The busy time the agent books: one row per attendee of each event a create_event or move_event made
     (calendar/bookings.py `book_time` keeps it; a cancelled event takes its rows with it).

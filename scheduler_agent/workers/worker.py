@@ -128,7 +128,7 @@ class Worker:
         holder: list[Session] = []
         decide = waiting_decide(conn, cid, lambda call: _others(holder[0], call, claimed.approved))
         session = Session.stored(conn, cid, send, settings, listener, None, decide, claimed.approved)
-        session.holder = slot.holder
+        session.lease.use(slot.holder)
         holder.append(session)
         begin = claimed.text is not None and len(messages) <= claimed.base
         self.say(f"worker: conversation {cid} taken up ({'new turn' if begin else 'resumed'}, claim {claimed.claims})")

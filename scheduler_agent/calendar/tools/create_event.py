@@ -69,7 +69,8 @@ def preview(ctx: Context, arguments: Mapping[str, Any]) -> str:
     for other in plan.others:  # the same sentence the booking's result has, for each other zone
         if other.tz != plan.owner.tz:
             summary += f"; for {other.name} that is {format_window((plan.begins, plan.ends), other.tz)} {other.tz}"
-    return summary
+    note = ctx.calendar.invitations([p.key for p in plan.others])
+    return f"{summary}. {note}" if note else summary
 
 
 def side_effect(recorded: Booking | None) -> str:
