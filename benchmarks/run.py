@@ -61,6 +61,20 @@ FIGURES = (
 )
 
 
+PLAN_NAMES = (
+    "whole `ask` turn",
+    "start-up",
+    "one loop iteration's local cost",
+    "`find_free_slots` for one week",
+    "`create_event`'s conflict check",
+    "resume of a",
+    "`calendar import` of",
+    store_rows.FIGURE,
+    "workers",
+)
+"""The names of the suite's measurements, in order (`--only` picks among them)."""
+
+
 def guarded(name: str, make: Callable[[], list[Row]]) -> list[Row]:
     """A row that fails says so in the table (the code under it may be changing) instead of ending the suite."""
     try:
@@ -70,7 +84,7 @@ def guarded(name: str, make: Callable[[], list[Row]]) -> list[Row]:
         return [Row(name, f"FAILED: {type(exc).__name__}: {str(exc)[:160]}".replace("\n", " "))]
 
 
-def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None]) -> list[Row]:
+def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], only: tuple[str, ...] = ()) -> list[Row]:
     label = Sizes.label
     say("building inputs ...")
     demo = inputs.demo_db(folder)
@@ -109,7 +123,10 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None]) -> 
         (store_rows.FIGURE, lambda: store_rows.per_iteration_overhead(folder, runs, 5 if runs == 1 else 50)),
         ("workers", lambda: worker_rows.suite_rows(folder, sizes == QUICK, say)),  # issue 16
     ]
+    assert tuple(name for name, _ in plan) == PLAN_NAMES, "PLAN_NAMES names the plan's rows, in order"
     for name, make in plan:
+        if only and not any(word in name for word in only):
+            continue
         started = time.perf_counter()
         rows += guarded(name, make)
         say(f"  measured {name} in {time.perf_counter() - started:.1f} s")
@@ -136,14 +153,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 run, small inputs: check that every row runs")
     parser.add_argument("--runs", type=int, default=5, help="interleaved runs per row (default 5; --quick: 1)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="WORDS",
+        help="measure only the rows whose figure contains WORDS (e.g. 'resume'; repeatable)",
+    )
     args = parser.parse_args(argv)
+    unknown = [word for word in args.only if not any(word in figure for figure in PLAN_NAMES)]
+    if unknown:
+        parser.error(f"--only {unknown[0]!r} names no row; the rows: {', '.join(PLAN_NAMES)}")
     runs, sizes = (1, QUICK) if args.quick else (max(1, args.runs), FULL)
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     with tempfile.TemporaryDirectory(prefix="scheduler-agent-bench-") as tmp:
-        rows = suite(Path(tmp), sizes, runs, say)
+        rows = suite(Path(tmp), sizes, runs, say, tuple(args.only))
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(
         f"scheduler-agent benchmarks, {datetime.date.today().isoformat()}: {runs} interleaved run(s) per row, "

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from datetime import date, time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import demo_clock
 from radicale_server import RadicaleServer, make_calendars, unique_passwords
 
-from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.storage.db import Connection
 from scheduler_agent.testing.postgres import PostgresServer, ServerUnavailable
@@ -69,20 +68,31 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ScriptedServe
 
 
 @pytest.fixture
-def conn(tmp_path: Path) -> sqlite3.Connection:
-    """The demo calendar, open."""
+def demo_conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
+    """The demo calendar (a SQLite file in the test's folder), open; closed after the test."""
     from scheduler_agent.calendar.fixtures import seed_demo
     from scheduler_agent.storage.db import connect
 
     conn = connect(tmp_path / "calendar.db")
     seed_demo(conn)
-    return conn
+    yield conn
+    conn.close()
 
 
 @pytest.fixture
-def tools(conn: sqlite3.Connection) -> CalendarTools:
+def empty_conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
+    """A new SQLite database, migrated, with nobody in it; closed after the test."""
+    from scheduler_agent.storage.db import connect
+
+    conn = connect(tmp_path / "empty.db")
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def tools(demo_conn: sqlite3.Connection) -> CalendarTools:
     """The calendar tools on the demo calendar, the clock pinned at Thu 2026-08-27 09:00 London time."""
-    return CalendarTools(conn, Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London"))
+    return CalendarTools(demo_conn, demo_clock())
 
 
 def _browser(javascript: bool) -> Iterator[Any]:
@@ -159,7 +169,7 @@ def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
 
 @pytest.fixture
 def any_conn(any_db: Path | str) -> Iterator[Connection]:
-    """The demo calendar, open, on each database (as `conn` is on SQLite)."""
+    """The demo calendar, open, on each database (as `demo_conn` is on SQLite)."""
     from scheduler_agent.calendar.fixtures import seed_demo
     from scheduler_agent.storage.db import open_db
 
@@ -172,4 +182,4 @@ def any_conn(any_db: Path | str) -> Iterator[Connection]:
 @pytest.fixture
 def any_tools(any_conn: Connection) -> CalendarTools:
     """The calendar tools on the demo calendar on each database, the clock as for `tools`."""
-    return CalendarTools(any_conn, Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London"))
+    return CalendarTools(any_conn, demo_clock())

@@ -47,16 +47,20 @@ def test_yes_books_after_showing_what_will_be_booked(demo_db: Path, api: Serve) 
     result = runner.invoke(app, ["ask", "book", "--db", str(demo_db), *TODAY], input="y\n")
     assert result.exit_code == 0, result.stderr
     assert QUESTION in result.stderr
-    assert "is_error" not in answer_to_model(server) and booked(demo_db) == 1
+    assert "is_error" not in answer_to_model(server)
+    assert booked(demo_db) == 1
 
 
 def test_no_with_a_reason_goes_back_to_the_model(demo_db: Path, api: Serve) -> None:
     server = api([Reply([BOOK], "tool_use"), Reply([text("How about Wednesday?")])])
     result = runner.invoke(app, ["ask", "book", "--db", str(demo_db), *TODAY], input="no, I'm out on Mondays\n")
-    assert result.exit_code == 0 and result.stdout.strip() == "How about Wednesday?"
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "How about Wednesday?"
     answer = answer_to_model(server)
-    assert answer["is_error"] is True and 'Their reason: "I\'m out on Mondays"' in answer["content"]
-    assert "Nothing was booked" in answer["content"] and booked(demo_db) == 0
+    assert answer["is_error"] is True
+    assert 'Their reason: "I\'m out on Mondays"' in answer["content"]
+    assert "Nothing was booked" in answer["content"]
+    assert booked(demo_db) == 0
 
 
 def test_end_of_input_refuses_and_says_how_to_allow(demo_db: Path, api: Serve) -> None:
@@ -64,7 +68,9 @@ def test_end_of_input_refuses_and_says_how_to_allow(demo_db: Path, api: Serve) -
     result = runner.invoke(app, ["ask", "book", "--db", str(demo_db), *TODAY], input="")
     assert result.exit_code == 0
     answer = answer_to_model(server)
-    assert answer["is_error"] and "standard input ended" in answer["content"] and "--yes" in answer["content"]
+    assert answer["is_error"]
+    assert "standard input ended" in answer["content"]
+    assert "--yes" in answer["content"]
     assert booked(demo_db) == 0
 
 
@@ -72,21 +78,26 @@ def test_a_booking_that_fails_its_checks_is_not_asked_about(demo_db: Path, api: 
     tuesday = tool_use("toolu_ap_9", "create_event", {"with": "priya", "start": "2026-09-01T14:00", "minutes": 30})
     server = api([Reply([tuesday], "tool_use"), Reply([text("Tuesday is taken.")])])
     result = runner.invoke(app, ["ask", "book", "--db", str(demo_db), *TODAY], input="y\n")
-    assert result.exit_code == 0 and "Approve?" not in result.stderr
+    assert result.exit_code == 0
+    assert "Approve?" not in result.stderr
     answer = answer_to_model(server)
-    assert answer["is_error"] and "is not free: it overlaps 'Customer visit: Northwind'" in answer["content"]
+    assert answer["is_error"]
+    assert "is not free: it overlaps 'Customer visit: Northwind'" in answer["content"]
 
 
 def test_yes_flag_approves_without_asking(demo_db: Path, api: Serve) -> None:
     api([Reply([BOOK], "tool_use"), Reply([text("Booked.")])])
     result = runner.invoke(app, ["ask", "book", "--yes", "--db", str(demo_db), *TODAY], input="")
-    assert result.exit_code == 0 and "Approve?" not in result.stderr and booked(demo_db) == 1
+    assert result.exit_code == 0
+    assert "Approve?" not in result.stderr
+    assert booked(demo_db) == 1
 
 
 def test_an_unclear_answer_is_asked_again(demo_db: Path, api: Serve) -> None:
     api([Reply([BOOK], "tool_use"), Reply([text("Booked.")])])
     result = runner.invoke(app, ["ask", "book", "--db", str(demo_db), *TODAY], input="maybe\nyes\n")
-    assert "Please answer y, n, or no followed by a reason." in result.stderr and booked(demo_db) == 1
+    assert "Please answer y, n, or no followed by a reason." in result.stderr
+    assert booked(demo_db) == 1
 
 
 def test_the_answer_is_kept_by_call_id_and_never_asked_twice(tmp_path: Path) -> None:
@@ -104,7 +115,9 @@ def test_the_answer_is_kept_by_call_id_and_never_asked_twice(tmp_path: Path) -> 
     )
     first = tools.run("create_event", BOOK["input"], "toolu_ap_1", Deadline.after(30))
     again = tools.run("create_event", BOOK["input"], "toolu_ap_1", Deadline.after(30))  # a resumed round
-    assert first == again and asked == ["toolu_ap_1"] and booked(tmp_path / "c.db") == 1
+    assert first == again
+    assert asked == ["toolu_ap_1"]
+    assert booked(tmp_path / "c.db") == 1
     assert tools.run("find_free_slots", {"person": "priya", "week": "2026-08-31"}, "toolu_ap_2", Deadline.after(30))
     assert asked == ["toolu_ap_1"]  # reading is never asked about
 
@@ -122,7 +135,8 @@ def test_a_crash_after_approval_resumes_without_asking_again(demo_db: Path) -> N
             timeout=60,
             env=env | {"SCHEDULER_AGENT_FAULT": "after_calendar_write"},
         )
-        assert first.returncode == -9 and "Approve?" in first.stderr
+        assert first.returncode == -9
+        assert "Approve?" in first.stderr
         second = subprocess.run(
             [*command, "resume", "1", "--db", str(demo_db)],
             input="",
@@ -132,7 +146,8 @@ def test_a_crash_after_approval_resumes_without_asking_again(demo_db: Path) -> N
             env=env,
         )
     assert second.returncode == 0, second.stderr
-    assert "Approve?" not in second.stderr and booked(demo_db) == 1
+    assert "Approve?" not in second.stderr
+    assert booked(demo_db) == 1
     assert "is_error" not in server.received[-1]["messages"][2]["content"][0]
 
 
@@ -147,7 +162,8 @@ def test_a_recorded_refusal_replays_without_asking(demo_db: Path, api: Serve, tm
         "toolu_ap_1": {"approved": False, "reason": "not Monday", "end_of_input": False}
     }
     replayed = runner.invoke(app, ["replay", str(path)], input="")
-    assert replayed.exit_code == 0 and replayed.stdout.strip() == "Wednesday then?"
+    assert replayed.exit_code == 0
+    assert replayed.stdout.strip() == "Wednesday then?"
     assert "declined: not Monday (the recorded answer)" in replayed.stderr
 
 

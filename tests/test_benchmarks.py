@@ -33,3 +33,12 @@ def test_quick_suite_prints_every_row_of_the_table() -> None:
     # Each per-iteration figure appears at both sizes, with and without the trace.
     assert sum("one loop iteration's local cost" in row for row in rows) == 4
     assert "QUICK" in done.stdout  # a quick run says it is not the claim
+
+
+def test_only_names_a_row_or_says_which_there_are() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--only", "no such row"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert "--only 'no such row' names no row; the rows: whole `ask` turn, start-up" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -154,11 +154,15 @@ def test_a_booking_is_one_event_with_organizer_attendees_and_its_vtimezone(
     assert event.decoded("DTSTART") == TUESDAY_10
     assert event["DTSTART"].params["TZID"] == TZ
     text = remote(radicale, OWNER_USER, "work").events()[0].data
-    assert "BEGIN:VTIMEZONE" in text and f"TZID:{TZ}" in text
-    assert written.not_invited == ("sam",) and not written.already_made and written.clashes == ()
+    assert "BEGIN:VTIMEZONE" in text
+    assert f"TZID:{TZ}" in text
+    assert written.not_invited == ("sam",)
+    assert not written.already_made
+    assert written.clashes == ()
     said = written_text(written, TZ)
     assert f"Event id: {written.event.event.id}." in said
-    assert "invitations" in said and "sam: not invited" in said
+    assert "invitations" in said
+    assert "sam: not invited" in said
     note = backend(conn, radicale).invitation_note(["priya", "sam"])
     assert note == "The calendar server will e-mail invitations to Priya Raman <priya@example.com>."
     assert (
@@ -195,7 +199,8 @@ def test_a_resumed_round_after_the_first_put_succeeded_books_nothing_more(
     again = calendar.create("toolu_lost", "Plan Q2", TUESDAY_10, TUESDAY_10 + HALF_HOUR, ["priya"])
     twice = calendar.create("toolu_lost", "Plan Q2", TUESDAY_10, TUESDAY_10 + HALF_HOUR, ["priya"])
 
-    assert again.already_made and twice.already_made
+    assert again.already_made
+    assert twice.already_made
     assert written_text(again, TZ).startswith("The booking was made: Booked 'Plan Q2'")
     assert len(server_events(radicale)) == 1
     assert again.event.event.id == twice.event.event.id
@@ -276,7 +281,8 @@ def test_a_move_with_a_stale_etag_changes_nothing_and_says_what_the_event_is_now
     calendar = backend(conn, radicale)
     booked = calendar.create("toolu_b", "Plan", TUESDAY_10, TUESDAY_10 + HALF_HOUR, ["priya"])
     fetched = calendar.reader.fetch(booked.event.href, "test")
-    assert fetched is not None and fetched.etag
+    assert fetched is not None
+    assert fetched.etag
     app_copy = remote(radicale, OWNER_USER, "work").events()[0]
     app_copy.icalendar_component["SUMMARY"] = "Plan (renamed in the app)"
     app_copy.save()
@@ -305,8 +311,10 @@ def test_a_change_made_between_read_and_write_is_refused_by_if_match(
     app_copy.save()
     worker.join(timeout=30)
 
-    assert len(failures) == 1 and isinstance(failures[0], ToolError)
-    assert "changed on the server" in str(failures[0]) and "'Renamed meanwhile'" in str(failures[0])
+    assert len(failures) == 1
+    assert isinstance(failures[0], ToolError)
+    assert "changed on the server" in str(failures[0])
+    assert "'Renamed meanwhile'" in str(failures[0])
     [event] = server_events(radicale)
     assert (str(event["SUMMARY"]), event.decoded("DTSTART")) == ("Renamed meanwhile", TUESDAY_10)
 
@@ -319,7 +327,8 @@ def test_move_then_its_resumed_round_then_cancel(tmp_path: Path, radicale: Radic
     moved = calendar.move("toolu_m", booked.event.event.id, later, 45)
     resumed = calendar.move("toolu_m", booked.event.event.id, later, 45)
 
-    assert not moved.already_made and resumed.already_made
+    assert not moved.already_made
+    assert resumed.already_made
     [event] = server_events(radicale)
     assert (event.decoded("DTSTART"), event.decoded("DTEND")) == (later, later + timedelta(minutes=45))
     assert int(event["SEQUENCE"]) == 1  # changed once
@@ -388,7 +397,8 @@ def test_the_server_killed_mid_booking_writes_nothing_and_says_so(
     radicale.kill()
     worker.join(timeout=30)
 
-    assert len(failures) == 1 and isinstance(failures[0], CalDAVError)
+    assert len(failures) == 1
+    assert isinstance(failures[0], CalDAVError)
     assert "cannot reach the CalDAV server" in str(failures[0])
     assert str(failures[0]).endswith("nothing was written (the connection was refused)")
     stored = list((radicale.folder / "collections").rglob("*.ics"))

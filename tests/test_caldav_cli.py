@@ -97,14 +97,17 @@ def test_connect_lists_chooses_and_backends_checks_each_server(
     backends = cli(db, "backends", env=env)
     assert backends.returncode == 0, backends.stderr
     lines = backends.stdout.splitlines()
-    assert lines[0].startswith("local   SQLite calendar") and lines[0].endswith(": 0 event(s)")
+    assert lines[0].startswith("local   SQLite calendar")
+    assert lines[0].endswith(": 0 event(s)")
     assert lines[1].startswith("caldav  your calendar 'Work' http://127.0.0.1")
     assert "password from the environment variable JORDAN_PASSWORD; invitations sent" in lines[1]
     assert lines[2] == "        answers; 0 event(s) in the next 7 days"
-    assert lines[3].startswith("caldav  priya: http://127.0.0.1") and "answers; 0 busy interval(s)" in lines[3]
+    assert lines[3].startswith("caldav  priya: http://127.0.0.1")
+    assert "answers; 0 busy interval(s)" in lines[3]
 
     again = cli(db, "connect", "--list", env=env)  # the stored connection
-    assert again.returncode == 0 and "Work  " in again.stdout
+    assert again.returncode == 0
+    assert "Work  " in again.stdout
 
 
 def test_wrong_credentials_are_one_line_and_no_traceback(
@@ -118,8 +121,10 @@ def test_wrong_credentials_are_one_line_and_no_traceback(
     ok = connect_owner("--calendar", "Work")
     assert ok.returncode == 0, ok.stderr
     checked = cli(db, "backends", env=wrong)  # the password changed since
-    assert checked.returncode == 1 and "Traceback" not in checked.stdout + checked.stderr
-    assert "does not answer: the CalDAV server at 127.0.0.1" in checked.stdout and "(401)" in checked.stdout
+    assert checked.returncode == 1
+    assert "Traceback" not in checked.stdout + checked.stderr
+    assert "does not answer: the CalDAV server at 127.0.0.1" in checked.stdout
+    assert "(401)" in checked.stdout
     unset = cli(db, "backends")
     assert "does not answer: the environment variable JORDAN_PASSWORD is not set" in unset.stdout
 
@@ -136,7 +141,8 @@ def test_the_password_from_netrc(db: Path, radicale: RadicaleServer) -> None:
     netrc.chmod(0o600)
     result = cli(db, "connect", "caldav", radicale.url, "--user", OWNER_USER, "--calendar", "personal")
     assert result.returncode == 0, result.stderr
-    assert "calendar 'Personal'" in result.stdout and "the password comes from ~/.netrc" in result.stdout
+    assert "calendar 'Personal'" in result.stdout
+    assert "the password comes from ~/.netrc" in result.stdout
     assert cli(db, "backends").returncode == 0
 
 
@@ -176,7 +182,8 @@ def test_no_credential_reaches_any_file_or_output(
     for path in [*files, *Path(os.environ["HOME"]).rglob("*")]:
         if path.is_file():
             assert secret not in path.read_bytes(), path
-    assert outputs and all(radicale.users[OWNER_USER] not in text for text in outputs)
+    assert outputs
+    assert all(radicale.users[OWNER_USER] not in text for text in outputs)
     assert conn.execute("SELECT password_source FROM caldav_connections").fetchone()[0] == "env:JORDAN_PASSWORD"
     conn.close()
 
@@ -277,4 +284,5 @@ def test_a_password_typed_once_on_a_terminal_is_kept_in_the_keyring(
         env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd="/",
     )  # fmt: skip
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "password from the system keyring" in checked.stdout and "answers; 0 event(s)" in checked.stdout
+    assert "password from the system keyring" in checked.stdout
+    assert "answers; 0 event(s)" in checked.stdout

@@ -112,20 +112,24 @@ def test_a_crash_at_every_fault_point_of_a_booking_resumes_to_exactly_one_event_
     assert "Booked Tuesday 14:00 with Priya." in second.stdout
 
     [event] = on_the_server(radicale)  # exactly one event
-    assert str(event["UID"]) == booking_uid("toolu_cd_2") and str(event["SUMMARY"]) == "Roadmap"
+    assert str(event["UID"]) == booking_uid("toolu_cd_2")
+    assert str(event["SUMMARY"]) == "Roadmap"
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT count(*) FROM bookings").fetchone()[0] == 1  # exactly one local record
     href, written = conn.execute(
         "SELECT href, written FROM caldav_bookings WHERE tool_use_id = 'toolu_cd_2'"
     ).fetchone()
-    assert href.endswith(f"/{booking_uid('toolu_cd_2')}.ics") and written == 1
+    assert href.endswith(f"/{booking_uid('toolu_cd_2')}.ics")
+    assert written == 1
     results = results_of(db)
     assert [r["tool_use_id"] for r in results] == ["toolu_cd_1", "toolu_cd_2"]
     assert not any(r.get("is_error") for r in results), results
     booked = text_of(results[1])
-    assert "'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London)" in booked and "Event id: 1000001." in booked
+    assert "'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London)" in booked
+    assert "Event id: 1000001." in booked
     _, messages = conversations.load(connect(db), 1)
-    assert check(messages, mode="conversation") == [] and conversation_state(messages) == "complete"
+    assert check(messages, mode="conversation") == []
+    assert conversation_state(messages) == "complete"
 
 
 def test_the_server_killed_mid_turn_gives_the_model_an_error_and_the_person_a_clear_line(
@@ -150,12 +154,14 @@ def test_the_server_killed_mid_turn_gives_the_model_an_error_and_the_person_a_cl
         killer.join()
         assert result.returncode == 0, result.stdout + result.stderr
         shown = result.stdout + result.stderr
-        assert "Traceback" not in shown and "bug in scheduler-agent" not in shown
+        assert "Traceback" not in shown
+        assert "bug in scheduler-agent" not in shown
         assert "Your calendar server cannot be reached, so nothing was booked." in result.stdout
         failed = [line for line in result.stderr.splitlines() if "cannot reach the CalDAV server" in line]
         assert len(failed) == 1 and "is it running, and is the URL right?" in failed[0], result.stderr
         [sent] = [r for r in model.received[2]["messages"][-1]["content"] if r["type"] == "tool_result"]
-    assert sent["is_error"] is True and sent["tool_use_id"] == "toolu_cd_2"
+    assert sent["is_error"] is True
+    assert sent["tool_use_id"] == "toolu_cd_2"
     assert text_of(sent).startswith("The calendar cannot be used: cannot reach the CalDAV server")
     assert sqlite3.connect(db).execute("SELECT count(*) FROM bookings").fetchone()[0] == 0
 
@@ -189,9 +195,11 @@ def test_a_recorded_caldav_session_replays_on_the_local_calendar_with_the_server
     assert [r.get("is_error", False) for r in recorded] == [False, True, False, False]  # 11:00 clashes: Dentist
     assert "overlaps 'busy' (Tue 2027-03-02 11:00-12:00; priya)" in text_of(recorded[1])
     assert "Event id: 1000002." in text_of(recorded[2])  # after Design review's 1000001
-    assert "'Design review'" in text_of(recorded[3]) and "'Roadmap'" in text_of(recorded[3])
+    assert "'Design review'" in text_of(recorded[3])
+    assert "'Roadmap'" in text_of(recorded[3])
     written = cassette.read_text(encoding="utf-8")
-    assert radicale.users[OWNER_USER] not in written and "127.0.0.1" not in written  # no password, no server
+    assert radicale.users[OWNER_USER] not in written
+    assert "127.0.0.1" not in written  # no password, no server
 
     radicale.stop()
     connected: list[Any] = []
@@ -257,7 +265,8 @@ def test_calendar_add_event_books_on_the_server_and_a_missing_password_is_one_li
     assert str(event["SUMMARY"]) == "Meeting with Priya Raman"
 
     unset = run_cli([*args, "--db", str(db), "--today", TODAY])
-    assert unset.returncode == 1 and "Traceback" not in unset.stdout + unset.stderr
+    assert unset.returncode == 1
+    assert "Traceback" not in unset.stdout + unset.stderr
     assert unset.stderr == (
         f"Error: the environment variable {PASSWORD_ENV} is not set: export {PASSWORD_ENV} with the password of "
         "jordan on 127.0.0.1\n"

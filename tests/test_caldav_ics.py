@@ -108,7 +108,8 @@ def test_a_booking_and_its_move_keep_the_uid_and_raise_the_sequence() -> None:
         invites=True,
         stamp=START,
     )
-    assert "TZID:America/New_York" in text and "DTSTART;TZID=America/New_York:20270302T050000" in text
+    assert "TZID:America/New_York" in text
+    assert "DTSTART;TZID=America/New_York:20270302T050000" in text
     moved = changed_ics(text, tool_use_id="toolu_m", stamp=START, tz="America/New_York", start=at(2, 15), end=at(2, 16))
     [event] = icalendar.Calendar.from_ical(moved).walk("VEVENT")
     assert str(event["UID"]) == booking_uid("toolu_a")

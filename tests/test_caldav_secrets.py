@@ -70,7 +70,8 @@ def test_no_caldav_password_reaches_any_file_or_output_of_a_session(radicale: Ra
         code, screen = chat_on_a_terminal(args, chat_env, ["Book Priya on Wednesday at 3pm too", "/dump", "/quit"])
     outputs.append(screen)
     assert code == 0, screen
-    assert "Booked Wednesday 15:00 as well." in screen and len(on_the_server(radicale)) == 2
+    assert "Booked Wednesday 15:00 as well." in screen
+    assert len(on_the_server(radicale)) == 2
 
     for command in (["conversations", "show", "1"], ["calendar", "backends"], ["calendar", "connect", "--list"]):
         shown = run_cli([*command, "--db", str(db)], env=env)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -68,9 +69,14 @@ def set_up(path: Path, server: RadicaleServer, *, invites: bool = True) -> sqlit
 
 
 @pytest.fixture
-def conn(tmp_path: Path, radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch) -> sqlite3.Connection:
+def connected_conn(
+    tmp_path: Path, radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[sqlite3.Connection]:
+    """A calendar whose owner is connected to his Radicale calendar (`set_up`); closed after the test."""
     monkeypatch.setenv(PASSWORD_ENV, radicale.users[OWNER_USER])
-    return set_up(tmp_path / "cal.db", radicale)
+    conn = set_up(tmp_path / "cal.db", radicale)
+    yield conn
+    conn.close()
 
 
 def tools_on(conn: sqlite3.Connection, **options: Any) -> CalendarTools:
@@ -81,8 +87,8 @@ def run(tools: CalendarTools, name: str, arguments: dict[str, Any], call: str) -
     return tools.run(name, arguments, call, Deadline.after(30))
 
 
-def test_the_calendar_is_chosen_by_the_stored_connection(tmp_path: Path, conn: sqlite3.Connection) -> None:
-    assert isinstance(open_calendar(conn), RemoteCalendar)
+def test_the_calendar_is_chosen_by_the_stored_connection(tmp_path: Path, connected_conn: sqlite3.Connection) -> None:
+    assert isinstance(open_calendar(connected_conn), RemoteCalendar)
     plain = connect(tmp_path / "plain.db")
     set_owner(plain, "Jordan Lee", TZ, time(9), time(17))
     assert isinstance(open_calendar(plain), SqliteCalendar)
@@ -98,15 +104,15 @@ def test_the_migration_links_a_call_to_its_remote_resource(tmp_path: Path) -> No
 
 
 def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_without_one(
-    conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlite3.Connection, radicale: RadicaleServer
 ) -> None:
     remote(radicale).save_event(vevent("a", "Design review", TUESDAY_10, TUESDAY_10 + HALF_HOUR))
     remote(radicale, PRIYA_USER, "shared").save_event(
         vevent("d", "Dentist", TUESDAY_10 + 2 * HALF_HOUR, TUESDAY_10 + 4 * HALF_HOUR)
     )
-    add_event(conn, "Sam's import", TUESDAY_10 + 6 * HALF_HOUR, TUESDAY_10 + 7 * HALF_HOUR, ["sam"])
-    add_event(conn, "Your old local event", TUESDAY_10 + 8 * HALF_HOUR, TUESDAY_10 + 9 * HALF_HOUR, ["you"])
-    tools = tools_on(conn)
+    add_event(connected_conn, "Sam's import", TUESDAY_10 + 6 * HALF_HOUR, TUESDAY_10 + 7 * HALF_HOUR, ["sam"])
+    add_event(connected_conn, "Your old local event", TUESDAY_10 + 8 * HALF_HOUR, TUESDAY_10 + 9 * HALF_HOUR, ["you"])
+    tools = tools_on(connected_conn)
 
     with_priya = run(tools, "find_free_slots", {"person": "priya", "week": "2027-03-01"}, "toolu_f1")
     tuesday = [line for line in with_priya.splitlines() if "Tue" in line]
@@ -120,7 +126,9 @@ def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_witho
     listed = run(tools, "list_events", {"start": "2027-03-01", "end": "2027-03-07"}, "toolu_l")
     [line] = [line for line in listed.splitlines() if line.startswith("- #")]
     event_id = int(line.split()[1][1:])
-    assert event_id > CALDAV_ID_BASE and "'Design review' with you" in line and "not yours" not in line
+    assert event_id > CALDAV_ID_BASE
+    assert "'Design review' with you" in line
+    assert "not yours" not in line
 
     with pytest.raises(ToolError) as clash:
         run(tools, "create_event", {"with": "priya", "start": "2027-03-02T11:00", "minutes": 30}, "toolu_c")
@@ -130,60 +138,63 @@ def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_witho
 
 
 def test_a_booking_through_the_tools_is_one_event_and_a_record_linked_to_it(
-    conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlite3.Connection, radicale: RadicaleServer
 ) -> None:
-    tools = tools_on(conn)
+    tools = tools_on(connected_conn)
     arguments = {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Roadmap"}
     preview = tools.preview("create_event", arguments, "toolu_b")
-    assert preview is not None and preview.startswith("Book 'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London)")
+    assert preview is not None
+    assert preview.startswith("Book 'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London)")
     assert preview.endswith(
         "Your calendar server does not send invitations (no CalDAV scheduling): tell the attendees."
     )
 
     said = run(tools, "create_event", arguments, "toolu_b")
     [event] = server_events(radicale)
-    assert str(event["UID"]) == booking_uid("toolu_b") and str(event["SUMMARY"]) == "Roadmap"
-    event_id = conn.execute("SELECT id FROM caldav_events WHERE tool_use_id = 'toolu_b'").fetchone()[0]
+    assert str(event["UID"]) == booking_uid("toolu_b")
+    assert str(event["SUMMARY"]) == "Roadmap"
+    event_id = connected_conn.execute("SELECT id FROM caldav_events WHERE tool_use_id = 'toolu_b'").fetchone()[0]
     assert said == (
         f"Booked 'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London) for you (Jordan Lee) and Priya Raman (priya). "
         f"Event id: {event_id}."
     )  # the local calendar's text, a local id
-    link = conn.execute("SELECT * FROM caldav_bookings WHERE tool_use_id = 'toolu_b'").fetchone()
+    link = connected_conn.execute("SELECT * FROM caldav_bookings WHERE tool_use_id = 'toolu_b'").fetchone()
     assert link["href"] == f"{calendar_url(radicale, OWNER_USER, 'work')}{booking_uid('toolu_b')}.ics"
     assert (link["uid"], link["event_id"], link["written"], link["kind"]) == (
         booking_uid("toolu_b"), event_id, 1, "create_event"
     )  # fmt: skip
-    assert link["etag"] and link["etag"] == client_for(radicale, OWNER_USER).request(link["href"]).headers["ETag"]
-    recorded = conn.execute("SELECT event_id, result FROM bookings WHERE tool_use_id = 'toolu_b'").fetchone()
+    assert link["etag"]
+    assert link["etag"] == client_for(radicale, OWNER_USER).request(link["href"]).headers["ETag"]
+    recorded = connected_conn.execute("SELECT event_id, result FROM bookings WHERE tool_use_id = 'toolu_b'").fetchone()
     assert tuple(recorded) == (None, said)  # no local event: the id is in the link
     assert tools.side_effect_of("create_event", "toolu_b") == f"The booking was made: {said} Do not book it again."
 
     again = run(tools, "create_event", arguments, "toolu_b")  # a resumed round
-    assert again == said and len(server_events(radicale)) == 1
+    assert again == said
+    assert len(server_events(radicale)) == 1
     assert tools.preview("create_event", arguments, "toolu_b") is None  # made: nothing to ask
 
 
 def test_no_invites_says_so_in_the_preview_and_writes_schedule_agent_client(
-    conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlite3.Connection, radicale: RadicaleServer
 ) -> None:
-    tools = tools_on(conn, invites=False)
+    tools = tools_on(connected_conn, invites=False)
     arguments = {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30}
     preview = tools.preview("create_event", arguments, "toolu_n")
-    assert preview is not None and preview.endswith(
-        "No invitations will be sent (--no-invites, or the connection's setting)."
-    )
+    assert preview is not None
+    assert preview.endswith("No invitations will be sent (--no-invites, or the connection's setting).")
     run(tools, "create_event", arguments, "toolu_n")
     [event] = server_events(radicale)
     attendee = event["ATTENDEE"] if not isinstance(event["ATTENDEE"], list) else event["ATTENDEE"][0]
     assert attendee.params["SCHEDULE-AGENT"] == "CLIENT"
 
 
-def test_move_and_cancel_through_the_tools(conn: sqlite3.Connection, radicale: RadicaleServer) -> None:
-    tools = tools_on(conn)
+def test_move_and_cancel_through_the_tools(connected_conn: sqlite3.Connection, radicale: RadicaleServer) -> None:
+    tools = tools_on(connected_conn)
     run(
         tools, "create_event", {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Plan"}, "toolu_b"
     )
-    event_id = conn.execute("SELECT id FROM caldav_events").fetchone()[0]
+    event_id = connected_conn.execute("SELECT id FROM caldav_events").fetchone()[0]
     moved = run(tools, "move_event", {"event_id": event_id, "start": "2027-03-02T15:00"}, "toolu_m")
     assert moved.startswith(
         "Moved 'Plan' from Tue 2027-03-02 14:00-14:30 to Tue 2027-03-02 15:00-15:30 (Europe/London)"
@@ -200,12 +211,12 @@ def test_move_and_cancel_through_the_tools(conn: sqlite3.Connection, radicale: R
 
 
 def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
-    tmp_path: Path, conn: sqlite3.Connection, radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, connected_conn: sqlite3.Connection, radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The event changes on the server after the tool read it and before it writes: nothing is moved."""
     booking = {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Plan"}
-    run(tools_on(conn), "create_event", booking, "toolu_b")
-    event_id = conn.execute("SELECT id FROM caldav_events").fetchone()[0]
+    run(tools_on(connected_conn), "create_event", booking, "toolu_b")
+    event_id = connected_conn.execute("SELECT id FROM caldav_events").fetchone()[0]
     monkeypatch.setenv(PAUSE_AT_VARIABLE, "between_check_and_insert")
     monkeypatch.setenv(PAUSE_VARIABLE, "1.5")
     outcome: list[object] = []
@@ -231,16 +242,16 @@ def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
     assert "'Plan (renamed in the app)' on Tue 2027-03-02 14:00-14:30 (Europe/London)" in str(failure)
     [event] = server_events(radicale)
     assert event.decoded("DTSTART").astimezone(UTC) == TUESDAY_10 + timedelta(hours=4)
-    assert conn.execute("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_m'").fetchone()[0] == 0
+    assert connected_conn.execute("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_m'").fetchone()[0] == 0
 
 
 def test_the_server_gone_mid_turn_is_an_actionable_error_for_the_model(
-    conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlite3.Connection, radicale: RadicaleServer
 ) -> None:
-    tools = tools_on(conn)
+    tools = tools_on(connected_conn)
     radicale.kill()
     with pytest.raises(ToolError) as failure:
         run(tools, "create_event", {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30}, "toolu_b")
     assert str(failure.value).startswith("The calendar cannot be used: cannot reach the CalDAV server at 127.0.0.1")
     assert str(failure.value).endswith("is it running, and is the URL right?. Tell the user.")
-    assert conn.execute("SELECT count(*) FROM bookings").fetchone()[0] == 0
+    assert connected_conn.execute("SELECT count(*) FROM bookings").fetchone()[0] == 0

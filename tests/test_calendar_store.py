@@ -27,7 +27,7 @@ NINE, FIVE = time(9), time(17)
 
 
 @pytest.fixture
-def conn(any_db: Path | str) -> Iterator[Connection]:
+def empty_conn(any_db: Path | str) -> Iterator[Connection]:
     """An empty calendar, on SQLite and on PostgreSQL (conftest.py `any_db`): these tests run on both."""
     conn = db.open_db(any_db)
     yield conn
@@ -83,55 +83,55 @@ def test_open_db_defaults_to_the_users_data_directory() -> None:
     conn.close()
 
 
-def test_transaction_commits_or_rolls_back(conn: sqlite3.Connection) -> None:
-    with db.transaction(conn):
-        conn.execute(
+def test_transaction_commits_or_rolls_back(empty_conn: sqlite3.Connection) -> None:
+    with db.transaction(empty_conn):
+        empty_conn.execute(
             "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')"
         )
-    with pytest.raises(RuntimeError), db.transaction(conn):
-        conn.execute(
+    with pytest.raises(RuntimeError), db.transaction(empty_conn):
+        empty_conn.execute(
             "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', '09:00', '17:00')"
         )
         raise RuntimeError("boom")
-    assert [row[0] for row in conn.execute("SELECT key FROM people")] == ["a"]
-    assert not conn.in_transaction
+    assert [row[0] for row in empty_conn.execute("SELECT key FROM people")] == ["a"]
+    assert not empty_conn.in_transaction
 
 
-def test_a_nested_transaction_rolls_back_only_its_own_part(conn: sqlite3.Connection) -> None:
-    with db.transaction(conn):
-        conn.execute(
+def test_a_nested_transaction_rolls_back_only_its_own_part(empty_conn: sqlite3.Connection) -> None:
+    with db.transaction(empty_conn):
+        empty_conn.execute(
             "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')"
         )
-        with pytest.raises(RuntimeError), db.transaction(conn):
-            conn.execute(
+        with pytest.raises(RuntimeError), db.transaction(empty_conn):
+            empty_conn.execute(
                 "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', '09:00', '17:00')"
             )
             raise RuntimeError("boom")
-    assert [row[0] for row in conn.execute("SELECT key FROM people")] == ["a"]
+    assert [row[0] for row in empty_conn.execute("SELECT key FROM people")] == ["a"]
 
 
-def test_foreign_keys_are_enforced(conn: sqlite3.Connection) -> None:
-    conn.execute(
+def test_foreign_keys_are_enforced(empty_conn: sqlite3.Connection) -> None:
+    empty_conn.execute(
         "INSERT INTO events (title, start_utc, end_utc) VALUES ('x', '2026-01-01T09:00:00Z', '2026-01-01T10:00:00Z')"
     )
     with pytest.raises(sqlite3.IntegrityError):
-        conn.execute("INSERT INTO event_attendees VALUES (1, 'nobody')")
+        empty_conn.execute("INSERT INTO event_attendees VALUES (1, 'nobody')")
 
 
 # --- people -------------------------------------------------------------------------------
 
 
-def test_no_owner_says_how_to_set_one(conn: sqlite3.Connection) -> None:
+def test_no_owner_says_how_to_set_one(empty_conn: sqlite3.Connection) -> None:
     with pytest.raises(CalendarError) as raised:
-        get_owner(conn)
+        get_owner(empty_conn)
     assert "calendar set-owner" in str(raised.value)
     assert "calendar seed-demo" in str(raised.value)
 
 
-def test_set_owner_creates_then_replaces(conn: sqlite3.Connection) -> None:
-    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
-    set_owner(conn, "  Jordan   Lee ", "Europe/Paris", time(8), time(16))
-    owner = get_owner(conn)
+def test_set_owner_creates_then_replaces(empty_conn: sqlite3.Connection) -> None:
+    set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    set_owner(empty_conn, "  Jordan   Lee ", "Europe/Paris", time(8), time(16))
+    owner = get_owner(empty_conn)
     assert (owner.key, owner.name, owner.tz, owner.work_start, owner.work_end) == (
         "you",
         "Jordan Lee",
@@ -139,7 +139,7 @@ def test_set_owner_creates_then_replaces(conn: sqlite3.Connection) -> None:
         time(8),
         time(16),
     )
-    assert list_people(conn) == []  # the owner is not one of "the people"
+    assert list_people(empty_conn) == []  # the owner is not one of "the people"
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_set_owner_creates_then_replaces(conn: sqlite3.Connection) -> None:
     ],
 )
 def test_add_person_refuses_bad_values(
-    conn: sqlite3.Connection,
+    empty_conn: sqlite3.Connection,
     key: str,
     name: str,
     tz: str,
@@ -162,16 +162,16 @@ def test_add_person_refuses_bad_values(
     expected: list[str],
 ) -> None:
     with pytest.raises(CalendarError) as raised:
-        add_person(conn, key, name, tz, *hours)
+        add_person(empty_conn, key, name, tz, *hours)
     for part in expected:
         assert part in str(raised.value)
-    assert list_people(conn) == []
+    assert list_people(empty_conn) == []
 
 
-def test_add_person_refuses_a_taken_key(conn: sqlite3.Connection) -> None:
-    add_person(conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
+def test_add_person_refuses_a_taken_key(empty_conn: sqlite3.Connection) -> None:
+    add_person(empty_conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match="'priya' is already taken by Priya Raman: choose another key"):
-        add_person(conn, "priya", "Priya Patel", "Asia/Kolkata", NINE, FIVE)
+        add_person(empty_conn, "priya", "Priya Patel", "Asia/Kolkata", NINE, FIVE)
 
 
 @pytest.mark.parametrize(
@@ -188,33 +188,35 @@ def test_parse_hours_refuses(text: str) -> None:
         parse_hours(text)
 
 
-def test_find_person_by_key_full_name_or_first_name(conn: sqlite3.Connection) -> None:
-    add_person(conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
-    add_person(conn, "alex-k", "Alex Kim", "Europe/London", NINE, FIVE)
-    add_person(conn, "alex-m", "Alex Moore", "Europe/London", NINE, FIVE)
+def test_find_person_by_key_full_name_or_first_name(empty_conn: sqlite3.Connection) -> None:
+    add_person(empty_conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
+    add_person(empty_conn, "alex-k", "Alex Kim", "Europe/London", NINE, FIVE)
+    add_person(empty_conn, "alex-m", "Alex Moore", "Europe/London", NINE, FIVE)
     for text in ("priya", "PRIYA", "Priya Raman", "priya  raman"):
-        found = find_person(conn, text)
-        assert found is not None and found.key == "priya"
-    found = find_person(conn, "alex moore")
-    assert found is not None and found.key == "alex-m"
-    assert find_person(conn, "alex") is None  # two people: not a guess
-    assert find_person(conn, "sam") is None
+        found = find_person(empty_conn, text)
+        assert found is not None
+        assert found.key == "priya"
+    found = find_person(empty_conn, "alex moore")
+    assert found is not None
+    assert found.key == "alex-m"
+    assert find_person(empty_conn, "alex") is None  # two people: not a guess
+    assert find_person(empty_conn, "sam") is None
 
 
 # --- events -------------------------------------------------------------------------------
 
 
-def test_add_event_and_events_for_overlap(conn: sqlite3.Connection) -> None:
-    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
-    add_person(conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
-    event = add_event(conn, "Design review", utc("2026-08-31T09:00"), utc("2026-08-31T10:00"), ["priya", "you"])
+def test_add_event_and_events_for_overlap(empty_conn: sqlite3.Connection) -> None:
+    set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    add_person(empty_conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
+    event = add_event(empty_conn, "Design review", utc("2026-08-31T09:00"), utc("2026-08-31T10:00"), ["priya", "you"])
     assert event.attendees == ("you", "priya")
-    assert get_event(conn, event.id) == event
-    row = conn.execute("SELECT start_utc, end_utc FROM events WHERE id = ?", (event.id,)).fetchone()
+    assert get_event(empty_conn, event.id) == event
+    row = empty_conn.execute("SELECT start_utc, end_utc FROM events WHERE id = ?", (event.id,)).fetchone()
     assert tuple(row) == ("2026-08-31T09:00:00Z", "2026-08-31T10:00:00Z")
 
     def ids(person: str, start: str, end: str) -> list[int]:
-        return [e.id for e in events_for(conn, person, utc(start), utc(end))]
+        return [e.id for e in events_for(empty_conn, person, utc(start), utc(end))]
 
     assert ids("priya", "2026-08-31T09:59", "2026-08-31T11:00") == [event.id]
     assert ids("you", "2026-08-31T08:00", "2026-08-31T09:01") == [event.id]
@@ -232,12 +234,12 @@ def test_add_event_and_events_for_overlap(conn: sqlite3.Connection) -> None:
     ],
 )
 def test_add_event_refuses_bad_values(
-    conn: sqlite3.Connection, title: str, attendees: list[str], start: str, end: str, expected: str
+    empty_conn: sqlite3.Connection, title: str, attendees: list[str], start: str, end: str, expected: str
 ) -> None:
-    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+    set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match=expected.replace("(", r"\(").replace(")", r"\)")):
-        add_event(conn, title, utc(start), utc(end), attendees)
-    assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+        add_event(empty_conn, title, utc(start), utc(end), attendees)
+    assert empty_conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
 
 
 # --- fixtures -----------------------------------------------------------------------------
@@ -249,53 +251,53 @@ def counts(conn: sqlite3.Connection) -> tuple[int, ...]:
     )
 
 
-def test_seed_demo_is_idempotent(conn: sqlite3.Connection) -> None:
-    added = seed_demo(conn)
-    before = counts(conn)
+def test_seed_demo_is_idempotent(empty_conn: sqlite3.Connection) -> None:
+    added = seed_demo(empty_conn)
+    before = counts(empty_conn)
     assert added == len(demo_fixture()["events"]) == before[1]
-    assert seed_demo(conn) == 0
-    assert counts(conn) == before
+    assert seed_demo(empty_conn) == 0
+    assert counts(empty_conn) == before
 
 
-def test_seed_demo_adds_back_only_what_is_missing(conn: sqlite3.Connection) -> None:
-    seed_demo(conn)
-    before = counts(conn)
-    conn.execute("DELETE FROM events WHERE id = 1")
-    assert seed_demo(conn) == 1
-    assert counts(conn) == before
+def test_seed_demo_adds_back_only_what_is_missing(empty_conn: sqlite3.Connection) -> None:
+    seed_demo(empty_conn)
+    before = counts(empty_conn)
+    empty_conn.execute("DELETE FROM events WHERE id = 1")
+    assert seed_demo(empty_conn) == 1
+    assert counts(empty_conn) == before
 
 
-def test_the_demo_calendar(conn: sqlite3.Connection) -> None:
+def test_the_demo_calendar(empty_conn: sqlite3.Connection) -> None:
     fixture = demo_fixture()
     assert json.loads(json.dumps(fixture)) == fixture  # plain JSON, to embed in a cassette
-    seed_demo(conn)
-    owner = get_owner(conn)
+    seed_demo(empty_conn)
+    owner = get_owner(empty_conn)
     assert (owner.name, owner.tz, owner.work_start, owner.work_end) == ("Jordan Lee", "Europe/London", NINE, FIVE)
-    people = {p.key: p for p in list_people(conn)}
+    people = {p.key: p for p in list_people(empty_conn)}
     assert people["priya"].name == "Priya Raman"
     assert people["priya"].tz == "Europe/London"
     assert len({p.tz for p in people.values()}) >= 3
-    assert find_person(conn, "sam") is None  # a later lesson needs Sam to be unknown
+    assert find_person(empty_conn, "sam") is None  # a later lesson needs Sam to be unknown
     # The current week (the demo clock is Thu 2026-08-27) is lived-in.
-    assert events_for(conn, "you", utc("2026-08-24T00:00"), utc("2026-08-29T00:00"))
+    assert events_for(empty_conn, "you", utc("2026-08-24T00:00"), utc("2026-08-29T00:00"))
 
 
-def test_a_fixture_never_overwrites_another_owner(conn: sqlite3.Connection) -> None:
-    set_owner(conn, "Someone Else", "Asia/Tokyo", NINE, FIVE)
+def test_a_fixture_never_overwrites_another_owner(empty_conn: sqlite3.Connection) -> None:
+    set_owner(empty_conn, "Someone Else", "Asia/Tokyo", NINE, FIVE)
     with pytest.raises(CalendarError) as raised:
-        seed_demo(conn)
+        seed_demo(empty_conn)
     assert "Someone Else" in str(raised.value)
     assert "--db" in str(raised.value)
-    assert counts(conn) == (1, 0, 0)  # one transaction: nothing half-loaded
+    assert counts(empty_conn) == (1, 0, 0)  # one transaction: nothing half-loaded
 
 
-def test_load_fixture_needs_offsets_on_event_starts(conn: sqlite3.Connection) -> None:
+def test_load_fixture_needs_offsets_on_event_starts(empty_conn: sqlite3.Connection) -> None:
     fixture: dict[str, Any] = {
         "owner": {"name": "Jordan Lee", "tz": "Europe/London", "hours": "09:00-17:00"},
         "events": [{"title": "Sync", "start": "2026-08-31T09:00", "minutes": 30, "attendees": ["you"]}],
     }
     with pytest.raises(CalendarError, match="no offset"):
-        load_fixture(conn, fixture)
+        load_fixture(empty_conn, fixture)
 
 
 # --- repeating events -----------------------------------------------------------------------
@@ -305,11 +307,11 @@ def london(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo("Europe/London"))
 
 
-def test_a_repeating_event_gives_its_occurrences_in_the_range(conn: sqlite3.Connection) -> None:
-    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+def test_a_repeating_event_gives_its_occurrences_in_the_range(empty_conn: sqlite3.Connection) -> None:
+    set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     weekly = Recurrence("FREQ=WEEKLY;BYDAY=MO", exdates=(london("2026-11-02T09:00"),))
     event = add_event(
-        conn,
+        empty_conn,
         "Standup",
         london("2026-10-12T09:00"),
         london("2026-10-12T09:15"),
@@ -318,13 +320,13 @@ def test_a_repeating_event_gives_its_occurrences_in_the_range(conn: sqlite3.Conn
         recurrence=weekly,
     )
     assert event.recurring
-    found = events_for(conn, "you", utc("2026-10-20T00:00"), utc("2026-11-10T00:00"))
+    found = events_for(empty_conn, "you", utc("2026-10-20T00:00"), utc("2026-11-10T00:00"))
     assert [(e.id, e.start, e.end) for e in found] == [
         (event.id, utc("2026-10-26T09:00"), utc("2026-10-26T09:15")),  # 09:00 GMT, after the change
         (event.id, utc("2026-11-09T09:00"), utc("2026-11-09T09:15")),  # 11-02 left out
     ]
-    assert events_for(conn, "you", utc("2026-10-01T00:00"), utc("2026-10-12T08:00")) == []  # before it begins
-    assert get_event(conn, event.id) == event  # the event itself is its first occurrence
+    assert events_for(empty_conn, "you", utc("2026-10-01T00:00"), utc("2026-10-12T08:00")) == []  # before it begins
+    assert get_event(empty_conn, event.id) == event  # the event itself is its first occurrence
 
 
 def test_occurrences_keep_the_wall_clock_length_and_overlap_the_range_edges() -> None:
@@ -346,45 +348,58 @@ def test_occurrences_keep_the_wall_clock_length_and_overlap_the_range_edges() ->
         ("FREQ=DAILY;COUNT=2;UNTIL=20261231T000000Z", "both COUNT and UNTIL"),
     ],
 )
-def test_a_rule_dateutil_cannot_expand_is_refused(conn: sqlite3.Connection, rule: str, expected: str) -> None:
-    set_owner(conn, "Jordan Lee", "Europe/London", NINE, FIVE)
+def test_a_rule_dateutil_cannot_expand_is_refused(empty_conn: sqlite3.Connection, rule: str, expected: str) -> None:
+    set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match=expected):
         add_event(
-            conn, "X", utc("2026-10-12T09:00"), utc("2026-10-12T10:00"), ["you"], tz="UTC", recurrence=Recurrence(rule)
+            empty_conn,
+            "X",
+            utc("2026-10-12T09:00"),
+            utc("2026-10-12T10:00"),
+            ["you"],
+            tz="UTC",
+            recurrence=Recurrence(rule),
         )
     with pytest.raises(CalendarError, match="time zone it repeats in"):
         add_event(
-            conn, "X", utc("2026-10-12T09:00"), utc("2026-10-12T10:00"), ["you"], recurrence=Recurrence("FREQ=DAILY")
+            empty_conn,
+            "X",
+            utc("2026-10-12T09:00"),
+            utc("2026-10-12T10:00"),
+            ["you"],
+            recurrence=Recurrence("FREQ=DAILY"),
         )
-    assert counts(conn) == (1, 0, 0)
+    assert counts(empty_conn) == (1, 0, 0)
 
 
-def test_import_events_is_keyed_by_uid_and_person(conn: sqlite3.Connection) -> None:
-    seed_demo(conn)
-    before = counts(conn)
+def test_import_events_is_keyed_by_uid_and_person(empty_conn: sqlite3.Connection) -> None:
+    seed_demo(empty_conn)
+    before = counts(empty_conn)
     item = ImportedEvent("a@x", None, "Gym", utc("2026-10-12T07:00"), utc("2026-10-12T08:00"), "UTC")
-    first = import_events(conn, "priya", [item])
-    again = import_events(conn, "priya", [item])
+    first = import_events(empty_conn, "priya", [item])
+    again = import_events(empty_conn, "priya", [item])
     moved = import_events(
-        conn, "priya", [ImportedEvent("a@x", None, "Gym", utc("2026-10-12T08:00"), utc("2026-10-12T09:00"), "UTC")]
+        empty_conn,
+        "priya",
+        [ImportedEvent("a@x", None, "Gym", utc("2026-10-12T08:00"), utc("2026-10-12T09:00"), "UTC")],
     )
     assert (first.new, again.unchanged, moved.updated) == (1, 1, 1)
-    assert counts(conn)[1] == before[1] + 1
+    assert counts(empty_conn)[1] == before[1] + 1
     with pytest.raises(CalendarError):  # one bad event: none of them
         import_events(
-            conn,
+            empty_conn,
             "priya",
             [item, ImportedEvent("b@x", None, "Bad", utc("2026-10-12T09:00"), utc("2026-10-12T08:00"), "UTC")],
         )
-    assert counts(conn)[1] == before[1] + 1
-    assert import_events(conn, "priya", [], cancelled=[("a@x", None)]).removed == 1
-    assert counts(conn) == before
+    assert counts(empty_conn)[1] == before[1] + 1
+    assert import_events(empty_conn, "priya", [], cancelled=[("a@x", None)]).removed == 1
+    assert counts(empty_conn) == before
 
 
-def test_a_fixture_keeps_repeating_events(conn: sqlite3.Connection, tmp_path: Path) -> None:
-    seed_demo(conn)
+def test_a_fixture_keeps_repeating_events(empty_conn: sqlite3.Connection, tmp_path: Path) -> None:
+    seed_demo(empty_conn)
     add_event(
-        conn,
+        empty_conn,
         "Standup",
         london("2026-08-03T09:00"),
         london("2026-08-03T09:15"),
@@ -392,15 +407,15 @@ def test_a_fixture_keeps_repeating_events(conn: sqlite3.Connection, tmp_path: Pa
         tz="Europe/London",
         recurrence=Recurrence("FREQ=WEEKLY;BYDAY=MO,WE", (london("2026-09-04T16:00"),), (london("2026-09-02T09:00"),)),
     )
-    fixture = export_fixture(conn)
+    fixture = export_fixture(empty_conn)
     assert json.loads(json.dumps(fixture)) == fixture
     assert fixture["events"][-1]["rrule"] == "FREQ=WEEKLY;BYDAY=MO,WE"
     assert all("rrule" not in event and "tz" not in event for event in fixture["events"][:-1])  # cassettes unchanged
     copy = db.connect(tmp_path / "copy.db")
     load_fixture(copy, fixture)
     week = (utc("2026-08-31T00:00"), utc("2026-09-05T00:00"))
-    assert events_for(copy, "priya", *week) == events_for(conn, "priya", *week)
-    assert [r.recurrence for r in event_records(copy)] == [r.recurrence for r in event_records(conn)]
+    assert events_for(copy, "priya", *week) == events_for(empty_conn, "priya", *week)
+    assert [r.recurrence for r in event_records(copy)] == [r.recurrence for r in event_records(empty_conn)]
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from helpers import demo_clock
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import MAX_RESULT_CHARS, ToolError, answer_call
@@ -23,12 +24,12 @@ from scheduler_agent.storage.db import Connection
 
 
 @pytest.fixture
-def conn(any_conn: Connection) -> Connection:
+def demo_conn(any_conn: Connection) -> Connection:
     """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
     return any_conn
 
 
-DEMO_CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
+DEMO_CLOCK = demo_clock()
 DEMO_WINDOWS = (
     "Free windows of at least 30 minutes for Priya Raman (priya) and you in the week of Mon 2026-08-31, "
     "times in Europe/London:\n"
@@ -89,8 +90,8 @@ def test_find_free_slots_through_answer_call(tools: CalendarTools) -> None:
     assert result == {"type": "tool_result", "tool_use_id": "toolu_test", "content": DEMO_WINDOWS}
 
 
-def test_find_free_slots_in_the_current_week_starts_from_now(conn: sqlite3.Connection) -> None:
-    tools = CalendarTools(conn, Clock.pinned_at(date(2026, 8, 27), time(9, 2), "Europe/London"))
+def test_find_free_slots_in_the_current_week_starts_from_now(demo_conn: sqlite3.Connection) -> None:
+    tools = CalendarTools(demo_conn, demo_clock(at=time(9, 2)))
     text = tools.find_free_slots("priya", "2026-08-27")
     assert text.startswith(
         "Free windows of at least 30 minutes for Priya Raman (priya) and you in the rest of the week of "
@@ -102,24 +103,24 @@ def test_find_free_slots_in_the_current_week_starts_from_now(conn: sqlite3.Conne
 # --- create_event -------------------------------------------------------------------------
 
 
-def test_create_event_books_and_stores_the_event(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    before = event_count(conn)
+def test_create_event_books_and_stores_the_event(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    before = event_count(demo_conn)
     text = tools.run("create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}, "toolu_9", HOUR)
     assert text == (
         "Booked 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London) "
         f"for you (Jordan Lee) and Priya Raman (priya). Event id: {before + 1}."
     )
-    row = conn.execute("SELECT * FROM events WHERE id = ?", (before + 1,)).fetchone()
+    row = demo_conn.execute("SELECT * FROM events WHERE id = ?", (before + 1,)).fetchone()
     assert (row["title"], row["start_utc"], row["end_utc"]) == (
         "Meeting with Priya Raman",
         "2026-08-31T13:00:00Z",
         "2026-08-31T13:30:00Z",
     )
-    attendees = conn.execute("SELECT person_key FROM event_attendees WHERE event_id = ? ORDER BY 1", (row["id"],))
+    attendees = demo_conn.execute("SELECT person_key FROM event_attendees WHERE event_id = ? ORDER BY 1", (row["id"],))
     assert [r[0] for r in attendees] == ["priya", "you"]
     # The booked half hour is gone from the free windows.
     assert "- Mon 2026-08-31 14:30-15:00" in tools.find_free_slots("priya", "2026-08-31")
-    assert not conn.in_transaction
+    assert not demo_conn.in_transaction
 
 
 @pytest.mark.parametrize(
@@ -142,9 +143,9 @@ def test_create_event_names_the_other_persons_local_time(tools: CalendarTools) -
 
 
 def test_a_conflict_names_the_event_and_the_free_windows_that_day(
-    tools: CalendarTools, conn: sqlite3.Connection
+    tools: CalendarTools, demo_conn: sqlite3.Connection
 ) -> None:
-    before = event_count(conn)
+    before = event_count(demo_conn)
     with pytest.raises(ToolError) as raised:
         tools.create_event("priya", "2026-08-31T10:00", 30)
     assert str(raised.value) == (
@@ -153,8 +154,8 @@ def test_a_conflict_names_the_event_and_the_free_windows_that_day(
         "Mon 2026-08-31 09:00-09:30, Mon 2026-08-31 14:00-15:00. Nothing was booked; call create_event "
         "again with a start inside a free window."
     )
-    assert event_count(conn) == before
-    assert not conn.in_transaction
+    assert event_count(demo_conn) == before
+    assert not demo_conn.in_transaction
 
 
 def test_a_conflict_on_a_day_without_windows_gives_the_weeks(tools: CalendarTools) -> None:
@@ -174,13 +175,13 @@ def test_a_conflict_on_a_day_without_windows_gives_the_weeks(tools: CalendarTool
     ],
 )
 def test_a_booking_is_refused_when_either_person_is_busy(
-    tools: CalendarTools, conn: sqlite3.Connection, start: str, clash: str
+    tools: CalendarTools, demo_conn: sqlite3.Connection, start: str, clash: str
 ) -> None:
-    before = event_count(conn)
+    before = event_count(demo_conn)
     with pytest.raises(ToolError, match="is not free") as raised:
         tools.create_event("priya", start, 30)
     assert clash in str(raised.value)
-    assert event_count(conn) == before
+    assert event_count(demo_conn) == before
 
 
 def test_booking_twice_in_the_same_slot_is_refused_the_second_time(tools: CalendarTools) -> None:
@@ -450,18 +451,18 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_every_error_names_the_bad_value_and_the_next_step(conn: sqlite3.Connection, case: Case) -> None:
-    case.setup(conn)
-    before = event_count(conn)
-    tools = CalendarTools(conn, case.clock)
+def test_every_error_names_the_bad_value_and_the_next_step(demo_conn: sqlite3.Connection, case: Case) -> None:
+    case.setup(demo_conn)
+    before = event_count(demo_conn)
+    tools = CalendarTools(demo_conn, case.clock)
     with pytest.raises(ToolError) as raised:
         tools.run(case.tool, case.arguments, "toolu_err", HOUR)
     text = str(raised.value)
     for part in case.expected:
         assert part in text
     assert "\n" not in text  # one paragraph the model reads at once
-    assert event_count(conn) == before
-    assert not conn.in_transaction
+    assert event_count(demo_conn) == before
+    assert not demo_conn.in_transaction
 
 
 def test_an_error_reaches_the_model_as_is_error(tools: CalendarTools) -> None:

@@ -40,8 +40,10 @@ def test_the_canonical_trace_replays_and_books_monday_at_two(tmp_path: Path) -> 
         ("create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}),
     ]
     found = result.messages[2]["content"][0]["content"]
-    assert "Mon 2026-08-31 09:00-09:30" in found and "Wed 2026-09-02 09:15-09:45" in found
-    assert result.outcomes[-1].stop is Stop.DONE and "14:00" in result.outcomes[-1].text
+    assert "Mon 2026-08-31 09:00-09:30" in found
+    assert "Wed 2026-09-02 09:15-09:45" in found
+    assert result.outcomes[-1].stop is Stop.DONE
+    assert "14:00" in result.outcomes[-1].text
     assert result.messages[-1]["role"] == "assistant"  # the final answer stays in the list
 
     conn = sqlite3.connect(tmp_path / "calendar.db")
@@ -86,11 +88,15 @@ def test_a_recorded_interaction_never_used_fails_the_replay(tmp_path: Path) -> N
 def test_the_canonical_cassette_says_how_it_was_made_and_holds_no_secret() -> None:
     text = CANONICAL.read_text()
     assert text.startswith("# The canonical trace")
-    assert "scripted replies" in text and "estimates" in text
+    assert "scripted replies" in text
+    assert "estimates" in text
     data = yaml.safe_load(text)
     setup = data["metadata"]["scheduler_agent"]
-    assert setup["kind"] == "recordable" and setup["clock"] == "2026-08-27T09:00" and setup["calendar"]["owner"]
+    assert setup["kind"] == "recordable"
+    assert setup["clock"] == "2026-08-27T09:00"
+    assert setup["calendar"]["owner"]
     for interaction in data["interactions"]:
         assert set(interaction["request"]["headers"]) <= {"anthropic-version", "content-type"}
         assert interaction["response"]["headers"]["x-scripted-reply"]
-    assert "authorization" not in text.lower() and "x-api-key" not in text.lower()
+    assert "authorization" not in text.lower()
+    assert "x-api-key" not in text.lower()

@@ -46,7 +46,8 @@ def test_json_bodies_are_stored_as_yaml_structures_and_come_back_equal() -> None
         ],
     }
     text = ReadableYaml.serialize(json.loads(json.dumps(cassette)))
-    assert "max_tokens: 10" in text and "system: |" in text  # readable, not an escaped JSON string
+    assert "max_tokens: 10" in text
+    assert "system: |" in text  # readable, not an escaped JSON string
     assert '"max_tokens"' not in text
     back = ReadableYaml.deserialize(text)["interactions"][0]
     assert json.loads(back["request"]["body"]) == body

@@ -59,7 +59,8 @@ def test_standing_rule_is_in_every_request_and_the_tools_keep_it(tmp_path: Path)
     assert setup["calendar"]["preferences"] == [
         {"text": "No meetings before 10am", "rule": "not_before", "value": "10:00"}
     ]
-    assert setup["kind"] == "scripted" and "The replies are scripted" in setup["lesson"]
+    assert setup["kind"] == "scripted"
+    assert "The replies are scripted" in setup["lesson"]
     result, requests, conn = replayed("standing_rule", tmp_path)
     assert len(requests) == 4
     for request in requests:

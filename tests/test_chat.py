@@ -37,28 +37,33 @@ def test_slash_commands(demo_db: Path, api: Serve) -> None:
     result = chat(demo_db, "when is priya free?\n/tokens\n/dump\n/history\n/help\n/nope\n/new\nhello\n/quit\n")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "Monday 14:00 works." in out and "Fresh start." in out
+    assert "Monday 14:00 works." in out
+    assert "Fresh start." in out
     # /tokens: a header, one row per iteration (entries sent, input, output, cache), then the turn's total
     assert re.search(r"^iteration entries +input +output cache read cache write  cost$", out, re.M)
     rows = re.findall(r"^ +(\d) +(\d) +([\d,]+) +(\d+) +0 +0  \$(0\.\d{4})$", out, re.M)
     assert [(r[0], r[1]) for r in rows] == [("1", "1"), ("2", "3")]
     total = re.search(r"^ +turn +([\d,]+) +(\d+) +0 +0  \$(0\.\d{4})$", out, re.M)
-    assert total and int(total[1].replace(",", "")) == sum(int(r[2].replace(",", "")) for r in rows)
+    assert total
+    assert int(total[1].replace(",", "")) == sum(int(r[2].replace(",", "")) for r in rows)
     assert float(total[3]) > 0  # the scripted server names claude-sonnet-5-5, which genai-prices knows
     dumped = json.JSONDecoder().raw_decode(out[out.index("[\n") :])[0]
     assert dumped == [*server.received[1]["messages"], {"role": "assistant", "content": [text("Monday 14:00 works.")]}]
     assert '[1] assistant → find_free_slots(person="priya", week="2026-08-31")' in out  # /history
-    assert "/dump" in out and "/tokens" in out  # /help
+    assert "/dump" in out
+    assert "/tokens" in out  # /help
     assert "Unknown command /nope; /help lists them." in result.stderr
     assert "Started a new conversation." in result.stderr
     assert len(server.received[2]["messages"]) == 1  # /new: the next request starts a new list
-    assert "conversation 1" in result.stderr and "conversation 2" in result.stderr
+    assert "conversation 1" in result.stderr
+    assert "conversation 2" in result.stderr
 
 
 def test_end_of_input_leaves_cleanly(demo_db: Path, api: Serve) -> None:
     api([Reply([text("Hi.")])])
     result = chat(demo_db, "hello\n")
-    assert result.exit_code == 0 and result.stdout.strip() == "Hi."
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "Hi."
 
 
 def session_against(server: ScriptedServer, demo_db: Path, decide=None) -> Session:  # type: ignore[no-untyped-def]
@@ -96,7 +101,8 @@ def test_ctrl_c_while_waiting_cancels_the_request_and_keeps_the_list(demo_db: Pa
 
         session.send = send
         code, err = drive(session, ["book priya", "on monday", None])
-    assert code == 0 and "Cancelled. The list is intact" in err
+    assert code == 0
+    assert "Cancelled. The list is intact" in err
     second = server.received[0]["messages"]
     assert second == [
         {"role": "user", "content": [{"type": "text", "text": "book priya"}, {"type": "text", "text": "on monday"}]}
@@ -114,14 +120,14 @@ def test_ctrl_c_during_a_tool_answers_the_round_and_says_nothing_was_booked(demo
     with ScriptedServer([Reply([book, find], "tool_use"), Reply([text("Stopped, as you asked.")])]) as server:
         session = session_against(server, demo_db, ctrl_c_at_the_approval_prompt)
         code, err = drive(session, ["book priya monday 2pm", "go on", None])
-    assert code == 0 and "Interrupted: every call of the round was answered" in err
+    assert code == 0
+    assert "Interrupted: every call of the round was answered" in err
     results = session.messages[2]["content"]
-    assert (
-        results[0]["is_error"]
-        and "interrupted" in results[0]["content"]
-        and "Nothing was booked" in results[0]["content"]
-    )
-    assert results[1]["is_error"] and "was not run" in results[1]["content"]
+    assert results[0]["is_error"]
+    assert "interrupted" in results[0]["content"]
+    assert "Nothing was booked" in results[0]["content"]
+    assert results[1]["is_error"]
+    assert "was not run" in results[1]["content"]
     assert check(session.messages, mode="conversation") == []
     assert server.received[-1]["messages"][2]["content"][-1]["text"] == "go on"
 
@@ -129,7 +135,8 @@ def test_ctrl_c_during_a_tool_answers_the_round_and_says_nothing_was_booked(demo
 def test_ctrl_c_at_the_prompt_clears_the_line_and_a_second_leaves(demo_db: Path) -> None:
     with ScriptedServer([]) as server:
         code, err = drive(session_against(server, demo_db), [KeyboardInterrupt(), KeyboardInterrupt()])
-    assert code == 130 and "the line was cleared" in err
+    assert code == 130
+    assert "the line was cleared" in err
     assert server.received == []
 
 
@@ -137,7 +144,8 @@ def test_one_ctrl_c_at_the_prompt_does_not_leave(demo_db: Path) -> None:
     with ScriptedServer([Reply([text("Hello.")])]) as server:
         session = session_against(server, demo_db)
         code, _ = drive(session, [KeyboardInterrupt(), "hello", KeyboardInterrupt(), None])
-    assert code == 0 and len(server.received) == 1
+    assert code == 0
+    assert len(server.received) == 1
     assert server.received[0]["messages"][0]["content"][0]["text"] == "hello"
 
 
@@ -157,5 +165,6 @@ def test_edit_sends_what_the_editor_wrote(demo_db: Path, tmp_path: Path, monkeyp
     monkeypatch.setenv("EDITOR", str(editor))
     with ScriptedServer([Reply([text("Tuesday.")])]) as server:
         code, err = drive(session_against(server, demo_db), ["/edit", None])
-    assert code == 0 and "you> Find 45 minutes with Omar" in err
+    assert code == 0
+    assert "you> Find 45 minutes with Omar" in err
     assert server.received[0]["messages"][0]["content"][0]["text"] == "Find 45 minutes with Omar"

@@ -36,7 +36,8 @@ def test_demo_dump_array_prints_exactly_the_messages_sent(tmp_path: Path) -> Non
     sent = [json.loads(line)["request"]["messages"] for line in dump_file.read_text().splitlines()]
     blocks = re.split(r"^=== iteration \d · messages: \d+ entr(?:y|ies) ===\n", result.stderr, flags=re.M)[1:]
     dumped = [json.JSONDecoder().raw_decode(block)[0] for block in blocks]
-    assert dumped == sent and len(sent) == 3
+    assert dumped == sent
+    assert len(sent) == 3
     assert result.stderr.count("=== system prompt") == 1  # shown once: it never changed
 
 
@@ -49,7 +50,8 @@ def test_ask_without_credentials_is_one_line_that_mentions_demo(
     result = invoke("ask", "Book Priya", "--db", str(demo_db), "--today", "2026-08-27")
     assert result.exit_code == 1, (result.stdout, result.stderr, result.exception)
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("Error")]
-    assert len(error_lines) == 1 and "scheduler-agent demo" in error_lines[0]
+    assert len(error_lines) == 1
+    assert "scheduler-agent demo" in error_lines[0]
     assert "Traceback" not in result.stderr + result.stdout
 
 
@@ -84,13 +86,15 @@ def test_the_iteration_bound_exits_3_and_says_how_to_go_on(demo_db: Path, api) -
     api(asks)
     result = invoke("ask", "find", "--db", str(demo_db), "--today", "2026-08-27", "--max-iterations", "2")
     assert result.exit_code == 3
-    assert "Stopped after 2 iterations" in result.stderr and "--max-iterations" in result.stderr
+    assert "Stopped after 2 iterations" in result.stderr
+    assert "--max-iterations" in result.stderr
 
 
 def test_a_model_stop_exits_4(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
     api([Reply([text("I was cut")], "max_tokens")])
     result = invoke("ask", "x", "--db", str(demo_db), "--today", "2026-08-27")
-    assert result.exit_code == 4 and "max_tokens" in result.stderr
+    assert result.exit_code == 4
+    assert "max_tokens" in result.stderr
 
 
 def test_an_overloaded_api_exits_5_after_the_sdks_retries(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
@@ -99,7 +103,8 @@ def test_an_overloaded_api_exits_5_after_the_sdks_retries(demo_db: Path, api) ->
     )
     server = api([overloaded] * 3)
     result = invoke("ask", "x", "--db", str(demo_db), "--today", "2026-08-27")
-    assert result.exit_code == 5 and len(server.received) == 3  # one try and the SDK's two retries
+    assert result.exit_code == 5
+    assert len(server.received) == 3  # one try and the SDK's two retries
     assert result.stderr.strip().splitlines()[-1].startswith("Error: The API is unavailable (529: Overloaded)")
 
 
@@ -107,7 +112,8 @@ def test_a_refused_key_is_one_line_that_mentions_demo(demo_db: Path, api) -> Non
     api([Reply(status=401, error_type="authentication_error", error_message="invalid x-api-key")])
     result = invoke("ask", "x", "--db", str(demo_db), "--today", "2026-08-27")
     assert result.exit_code == 1
-    assert "invalid x-api-key" in result.stderr and "scheduler-agent demo" in result.stderr
+    assert "invalid x-api-key" in result.stderr
+    assert "scheduler-agent demo" in result.stderr
 
 
 def test_a_rejected_request_exits_1_with_the_apis_message(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
@@ -121,7 +127,8 @@ def test_a_rejected_request_exits_1_with_the_apis_message(demo_db: Path, api) ->
         ]
     )
     result = invoke("ask", "x", "--db", str(demo_db), "--today", "2026-08-27")
-    assert result.exit_code == 1 and "text content blocks must be non-empty" in result.stderr
+    assert result.exit_code == 1
+    assert "text content blocks must be non-empty" in result.stderr
 
 
 def test_chat_carries_the_list_from_turn_to_turn(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
@@ -141,13 +148,15 @@ def test_usage_errors_exit_2() -> None:
 
 def test_bad_today_is_one_line(demo_db: Path) -> None:
     result = invoke("ask", "x", "--db", str(demo_db), "--today", "tomorrow")
-    assert result.exit_code == 1 and "--today 'tomorrow' is not a date" in result.stderr
+    assert result.exit_code == 1
+    assert "--today 'tomorrow' is not a date" in result.stderr
 
 
 def test_help_lists_the_exit_codes() -> None:
     result = invoke("--help")
     assert result.exit_code == 0
-    assert "3 iteration bound reached" in result.stdout and "5 the API unavailable" in result.stdout
+    assert "3 iteration bound reached" in result.stdout
+    assert "5 the API unavailable" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -180,11 +189,13 @@ def test_replay_runs_any_cassette_and_a_missing_one_is_one_line(tmp_path: Path) 
 
     assert invoke("replay", str(cassette_path("no_mornings"))).exit_code == 0
     missing = invoke("replay", str(tmp_path / "nope.yaml"))
-    assert missing.exit_code == 1 and missing.stderr.strip() == f"Error: No cassette at {tmp_path / 'nope.yaml'}"
+    assert missing.exit_code == 1
+    assert missing.stderr.strip() == f"Error: No cassette at {tmp_path / 'nope.yaml'}"
     not_ours = tmp_path / "other.yaml"
     not_ours.write_text("interactions: []\n")
     result = invoke("replay", str(not_ours))
-    assert result.exit_code == 1 and "is not a scheduler-agent cassette" in result.stderr
+    assert result.exit_code == 1
+    assert "is not a scheduler-agent cassette" in result.stderr
 
 
 def test_usage_flag_prints_tokens_per_iteration_and_per_turn(demo_db: Path, api) -> None:  # type: ignore[no-untyped-def]
@@ -197,4 +208,5 @@ def test_usage_flag_prints_tokens_per_iteration_and_per_turn(demo_db: Path, api)
     per_iteration = re.findall(r"usage: ([\d,]+) input tokens, (\d+) output", result.stderr)
     assert len(per_iteration) == 2
     total = re.search(r"turn total \(2 iterations\): ([\d,]+) input tokens, (\d+) output", result.stderr)
-    assert total and int(total[1].replace(",", "")) == sum(int(i.replace(",", "")) for i, _ in per_iteration)
+    assert total
+    assert int(total[1].replace(",", "")) == sum(int(i.replace(",", "")) for i, _ in per_iteration)

@@ -49,7 +49,8 @@ def test_chats_left_at_once_store_nothing_and_continue_goes_to_the_real_last_one
     follow_up = invoke("ask", "-c", "Make it 45 minutes instead", "--db", str(demo_db))
     assert follow_up.exit_code == 0, follow_up.stderr
     sent = server.received[1]["messages"]
-    assert "Nothing before 10am" in sent[0]["content"][0]["text"] and len(sent) == 3
+    assert "Nothing before 10am" in sent[0]["content"][0]["text"]
+    assert len(sent) == 3
     assert "conversation 1" in follow_up.stderr
     assert "conversations stored:        1" in invoke("stats", "--db", str(demo_db)).stdout
 
@@ -68,7 +69,8 @@ def test_continue_and_stats_skip_empty_conversations_an_older_version_left(demo_
     assert server.received[1]["messages"][0]["content"][0]["text"] == "Never before 10am."
     assert "conversations stored:        1" in invoke("stats", "--db", str(demo_db)).stdout
     listed = invoke("conversations", "list", "--db", str(demo_db)).stdout
-    assert listed.count("entries") == 1 and " 4 entries" in listed
+    assert listed.count("entries") == 1
+    assert " 4 entries" in listed
 
 
 def test_a_session_stores_its_row_with_its_first_turn(demo_db: Path) -> None:
@@ -81,9 +83,11 @@ def test_a_session_stores_its_row_with_its_first_turn(demo_db: Path) -> None:
         heard: list[int] = []
         session.announce = heard.append
         session.store()
-        assert session.cid is None and rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]
+        assert session.cid is None
+        assert rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]
         session.ask("hello")
-        assert heard == [1] and session.cid == 1
+        assert heard == [1]
+        assert session.cid == 1
         assert rows(demo_db, "SELECT position, role FROM entries") == [(0, "user"), (1, "assistant")]
 
 
@@ -102,7 +106,8 @@ def test_resume_of_a_conversation_with_no_turn_says_so(demo_db: Path, api: Serve
     assert result.stderr.strip().splitlines()[-1] == (
         "Error: Nothing to resume: conversation 1 has no turn yet. Start it with `scheduler-agent ask --cid 1 TEXT`."
     )
-    assert "bug" not in result.stderr and server.received == []
+    assert "bug" not in result.stderr
+    assert server.received == []
 
 
 def test_a_never_answered_turn_is_shown_as_waiting_and_resume_asks_again(demo_db: Path, api: Serve) -> None:
@@ -131,7 +136,8 @@ def test_without_credentials_one_line_and_nothing_stored(
     result = invoke(*args, "--db", str(demo_db), *TODAY, input="Book Priya\n")
     assert result.exit_code == 1, (result.stdout, result.stderr)
     assert result.stderr.strip().count("\n") == 0, result.stderr  # one line, said at the start
-    assert result.stderr.startswith("Error: ") and "No Anthropic credentials" in result.stderr
+    assert result.stderr.startswith("Error: ")
+    assert "No Anthropic credentials" in result.stderr
     assert "scheduler-agent demo" in result.stderr
     assert "Chatting" not in result.stderr
     assert rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]
@@ -185,8 +191,10 @@ def test_a_recorded_chat_with_new_and_tokens_replays_as_it_ran(demo_db: Path, ap
     assert replayed.exit_code == 0, replayed.stderr
     assert "differs" not in replayed.stderr
     assert replayed.stdout.count("iteration entries") == 2  # both /tokens tables again
-    assert "Monday 14:00 is free." in replayed.stdout and "Two lines, one message." in replayed.stdout
-    assert "you> /new" in replayed.stderr and "Started a new conversation." in replayed.stderr
+    assert "Monday 14:00 is free." in replayed.stdout
+    assert "Two lines, one message." in replayed.stdout
+    assert "you> /new" in replayed.stderr
+    assert "Started a new conversation." in replayed.stderr
 
 
 # --- 8. the context budget counts the system prompt and tools, and the trace says it trimmed --------
@@ -231,16 +239,21 @@ def test_calendar_commands_speak_to_people_not_to_the_model(demo_db: Path) -> No
     past = invoke(
         "calendar", "add-event", "--with", "priya", "--start", "2026-08-20T10:00", "--db", str(demo_db), *TODAY
     )
-    assert past.exit_code == 1 and "is in the past" in past.stderr
-    assert "find_free_slots" not in past.stderr and "calendar show --person" in past.stderr
+    assert past.exit_code == 1
+    assert "is in the past" in past.stderr
+    assert "find_free_slots" not in past.stderr
+    assert "calendar show --person" in past.stderr
     busy = invoke(
         "calendar", "add-event", "--with", "priya", "--start", "2026-08-31T09:00", "--db", str(demo_db), *TODAY
     )
     twice = invoke(
         "calendar", "add-event", "--with", "priya", "--start", "2026-08-31T09:00", "--db", str(demo_db), *TODAY
     )
-    assert busy.exit_code == 0 and twice.exit_code == 1 and "is not free" in twice.stderr
-    assert "create_event" not in twice.stderr and "find_free_slots" not in twice.stderr
+    assert busy.exit_code == 0
+    assert twice.exit_code == 1
+    assert "is not free" in twice.stderr
+    assert "create_event" not in twice.stderr
+    assert "find_free_slots" not in twice.stderr
 
 
 def test_migration_m008_adds_the_turn_stop_to_a_database_made_before_it(tmp_path: Path) -> None:
@@ -277,5 +290,8 @@ def test_ask_json_when_the_api_is_unavailable_still_prints_one_object(demo_db: P
     result = invoke("ask", "find", "--json", "--db", str(demo_db), *TODAY)
     assert result.exit_code == 5
     record = json.loads(result.stdout)
-    assert record["outcome"] == "error" and record["exit_code"] == 5 and "unavailable" in record["exit_reason"]
-    assert record["conversation"] == 1 and record["tool_calls"] == []
+    assert record["outcome"] == "error"
+    assert record["exit_code"] == 5
+    assert "unavailable" in record["exit_reason"]
+    assert record["conversation"] == 1
+    assert record["tool_calls"] == []

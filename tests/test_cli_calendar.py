@@ -233,7 +233,8 @@ def test_cancel_an_unknown_event(db: Path) -> None:
 
 def test_import_and_export_are_calendar_commands(db: Path) -> None:
     listed = invoke("--help").stdout
-    assert "import" in listed and "iCalendar" in listed
+    assert "import" in listed
+    assert "iCalendar" in listed
     assert "export" in listed
     result = invoke("export", "--person", "nobody", "--db", str(seeded(db)))
     assert_person_error(result, "no one called 'nobody'", "aiko (Aiko Tanaka)")

@@ -32,7 +32,8 @@ def test_show_json_lists_busy_intervals_with_repeats_expanded(demo_db: Path) -> 
     result = runner.invoke(app, [*args, "--json", "--db", str(demo_db)])
     assert result.exit_code == 0, result.stderr
     record = json.loads(result.stdout)
-    assert record["person"] == "priya" and record["from"] == "2026-10-19T00:00:00+01:00"
+    assert record["person"] == "priya"
+    assert record["from"] == "2026-10-19T00:00:00+01:00"
     standups = [i for i in record["busy"] if i["series"] == standup.id]
     # three Mondays; the clocks change on 25 October, and the stand-up stays at 09:00 London time
     assert [(i["start"], i["end"]) for i in standups] == [
@@ -47,17 +48,21 @@ def test_show_json_lists_busy_intervals_with_repeats_expanded(demo_db: Path) -> 
 def test_show_json_without_a_range_is_the_week_and_from_needs_json(demo_db: Path) -> None:
     base = ["calendar", "show", "--db", str(demo_db), "--today", "2026-08-27"]
     week = json.loads(runner.invoke(app, [*base, "--json"]).stdout)
-    assert week["from"] == "2026-08-24T00:00:00+01:00" and week["to"] == "2026-08-31T00:00:00+01:00"
+    assert week["from"] == "2026-08-24T00:00:00+01:00"
+    assert week["to"] == "2026-08-31T00:00:00+01:00"
     assert all(set(i) == {"id", "series", "title", "start", "end", "attendees"} for i in week["busy"])
     refused = runner.invoke(app, [*base, "--from", "2026-08-24T00:00"])
-    assert refused.exit_code == 1 and "--json" in refused.stderr
+    assert refused.exit_code == 1
+    assert "--json" in refused.stderr
     bad = runner.invoke(app, [*base, "--json", "--from", "soon"])
-    assert bad.exit_code == 1 and "--from 'soon' is not a date" in bad.stderr
+    assert bad.exit_code == 1
+    assert "--from 'soon' is not a date" in bad.stderr
 
 
 def test_people_json(demo_db: Path) -> None:
     people = json.loads(runner.invoke(app, ["calendar", "people", "--json", "--db", str(demo_db)]).stdout)
-    assert people[0]["key"] == "you" and people[0]["owner"] is True
+    assert people[0]["key"] == "you"
+    assert people[0]["owner"] is True
     assert any(p["key"] == "priya" and p["name"] == "Priya Raman" and p["owner"] is False for p in people)
 
 
@@ -65,6 +70,7 @@ def test_read_only_calendar_commands_refuse_a_missing_db(tmp_path: Path) -> None
     missing = tmp_path / "typo.db"
     for args in (["calendar", "people"], ["calendar", "show"]):
         result = runner.invoke(app, [*args, "--db", str(missing)])
-        assert result.exit_code == 1 and f"no database at {missing}" in result.stderr
+        assert result.exit_code == 1
+        assert f"no database at {missing}" in result.stderr
         assert "no owner" not in result.stderr
     assert not missing.exists()

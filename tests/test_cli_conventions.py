@@ -48,7 +48,8 @@ ALL = commands(app)
 
 def test_version_and_short_help() -> None:
     result = invoke("--version")
-    assert result.exit_code == 0 and result.stdout.strip() == f"scheduler-agent {version('scheduler-agent')}"
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"scheduler-agent {version('scheduler-agent')}"
     assert invoke("-h").stdout == invoke("--help").stdout
     assert "--install-completion" in invoke("--help").stdout  # shell completion, as the README says
 
@@ -59,7 +60,8 @@ def test_every_command_has_examples_and_clean_help(command: tuple[str, ...]) -> 
     assert shown.exit_code == 0, shown.stderr
     help_text = shown.stdout
     assert "Examples:" in help_text, f"{' '.join(command)} --help has no Examples"
-    assert "[[" not in help_text and "<bool>" not in help_text
+    assert "[[" not in help_text
+    assert "<bool>" not in help_text
     assert "Priya Raman" not in help_text or command != ("calendar", "set-owner")
 
 
@@ -73,14 +75,20 @@ def test_ask_json_is_one_object_with_calls_results_bookings_tokens_and_cost(demo
     result = invoke("ask", "Book Priya Monday 2pm", "--json", "--yes", "--no-stream", "--db", str(demo_db), *TODAY)
     assert result.exit_code == 0, result.stderr
     record = json.loads(result.stdout)  # stdout is the object and nothing else
-    assert record["conversation"] == 1 and record["outcome"] == "done" and record["exit_code"] == 0
+    assert record["conversation"] == 1
+    assert record["outcome"] == "done"
+    assert record["exit_code"] == 0
     assert record["text"] == "Booked Monday 14:00."
     [call] = record["tool_calls"]
-    assert call["name"] == "create_event" and call["input"] == BOOK and "Event id: 29" in call["result"]
+    assert call["name"] == "create_event"
+    assert call["input"] == BOOK
+    assert "Event id: 29" in call["result"]
     conn = sqlite3.connect(demo_db)
     assert record["booked_event_ids"] == [29] == [r[0] for r in conn.execute("SELECT event_id FROM bookings")]
-    assert record["usage"]["input_tokens"] > 0 and len(record["iterations"]) == 2
-    assert record["cost"]["usd"] > 0 and record["cost"]["estimated"] is False
+    assert record["usage"]["input_tokens"] > 0
+    assert len(record["iterations"]) == 2
+    assert record["cost"]["usd"] > 0
+    assert record["cost"]["estimated"] is False
 
 
 def test_ask_json_at_the_bound_says_why(demo_db: Path, api: Serve) -> None:
@@ -88,7 +96,8 @@ def test_ask_json_at_the_bound_says_why(demo_db: Path, api: Serve) -> None:
     api([Reply([tool_use("toolu_b1", "find_free_slots", find)], "tool_use")])
     result = invoke("ask", "find", "--json", "--max-iterations", "1", "--db", str(demo_db), *TODAY)
     record = json.loads(result.stdout)
-    assert result.exit_code == 3 == record["exit_code"] and record["outcome"] == "iteration_bound"
+    assert result.exit_code == 3 == record["exit_code"]
+    assert record["outcome"] == "iteration_bound"
     assert "Stopped after 1 iterations" in record["exit_reason"]
 
 
@@ -98,7 +107,8 @@ def test_the_request_from_standard_input(demo_db: Path, api: Serve) -> None:
     assert result.exit_code == 0, result.stderr
     assert server.received[0]["messages"][0]["content"][0]["text"] == "When is Priya free?"
     piped = invoke("ask", "--db", str(demo_db), *TODAY, input="And Tuesday?\n")  # no argument, stdin not a tty
-    assert piped.exit_code == 0 and server.received[1]["messages"][0]["content"][0]["text"] == "And Tuesday?"
+    assert piped.exit_code == 0
+    assert server.received[1]["messages"][0]["content"][0]["text"] == "And Tuesday?"
 
 
 def test_a_piped_request_never_reads_its_approval_from_the_pipe(demo_db: Path, api: Serve) -> None:
@@ -120,7 +130,8 @@ def test_a_piped_request_never_reads_its_approval_from_the_pipe(demo_db: Path, a
     # no terminal: the booking is refused, and the model is told --yes allows it
     assert conn.execute("SELECT count(*) FROM bookings").fetchone() == (0,)
     answered = conn.execute("SELECT content FROM entries WHERE position = 2").fetchone()[0]
-    assert "--yes" in answered and "Nothing was booked" in answered
+    assert "--yes" in answered
+    assert "Nothing was booked" in answered
 
 
 def test_a_piped_approval_answer_is_echoed_on_its_own_line(demo_db: Path, api: Serve) -> None:
@@ -168,19 +179,25 @@ def test_conversations_list_filters_states_limit_and_json(demo_db: Path, api: Se
     listed = invoke("conversations", "list", "--db", str(demo_db), "--json")
     rows = json.loads(listed.stdout)
     assert [(r["id"], r["state"], r["entries"]) for r in rows] == [(2, "stopped", 3), (1, "complete", 2)]
-    assert rows[1]["first_text"] == "Book Priya, never before 10am" and rows[0]["model"] == "claude-haiku-5-5"
+    assert rows[1]["first_text"] == "Book Priya, never before 10am"
+    assert rows[0]["model"] == "claude-haiku-5-5"
 
     def ids(*args: str) -> list[int]:
         listed = invoke("conversations", "list", "--json", "--db", str(demo_db), *args)
         return [row["id"] for row in json.loads(listed.stdout)]
 
-    assert ids("-q", "10AM") == [1] and ids("--model", "claude-haiku-5-5") == [2]
-    assert ids("--state", "stopped") == [2] and ids("--state", "complete") == [1] and ids("--state", "waiting") == []
-    assert ids("--limit", "1") == [2] and ids("--limit", "0") == [2, 1]  # 0: all of them
+    assert ids("-q", "10AM") == [1]
+    assert ids("--model", "claude-haiku-5-5") == [2]
+    assert ids("--state", "stopped") == [2]
+    assert ids("--state", "complete") == [1]
+    assert ids("--state", "waiting") == []
+    assert ids("--limit", "1") == [2]
+    assert ids("--limit", "0") == [2, 1]  # 0: all of them
     assert invoke("conversations", "list", "--limit", "-1", "--db", str(demo_db)).exit_code == 2
     assert invoke("conversations", "list", "--state", "sleeping", "--db", str(demo_db)).exit_code == 2
     text_lines = invoke("conversations", "list", "--db", str(demo_db)).stdout
-    assert "3 entries" in text_lines and "stopped" in text_lines
+    assert "3 entries" in text_lines
+    assert "stopped" in text_lines
 
 
 def test_one_entry_is_singular(demo_db: Path, api: Serve) -> None:
@@ -199,7 +216,9 @@ def test_stats_json_counts_real_conversations(demo_db: Path, api: Serve) -> None
 def test_conversations_show_has_the_cost_per_turn_and_in_all(demo_db: Path, api: Serve) -> None:
     stored_three(demo_db, api)
     shown = invoke("conversations", "show", "2", "--db", str(demo_db)).stdout
-    assert "cost: $" in shown and "turn 1 (1 iteration)" in shown and "genai-prices" in shown
+    assert "cost: $" in shown
+    assert "turn 1 (1 iteration)" in shown
+    assert "genai-prices" in shown
 
 
 # --- prices -----------------------------------------------------------------------------------
@@ -223,12 +242,14 @@ def test_a_price_counts_cache_reads_and_writes_as_genai_prices_expects() -> None
         + 4000 * Decimal(str(model_price.cache_read_mtok))
         + 500 * Decimal(str(model_price.cache_write_mtok))
     ) / per_million
-    assert cost.usd == expected and cost.text().startswith("$")
+    assert cost.usd == expected
+    assert cost.text().startswith("$")
 
 
 def test_an_unknown_model_has_no_price_never_zero() -> None:
     cost = price_of("claude-imaginary-9", {"input_tokens": 10, "output_tokens": 5})
-    assert cost.usd is None and cost.text() == "no price"
+    assert cost.usd is None
+    assert cost.text() == "no price"
     assert total([Cost(Decimal("0.5")), cost]).text() == "no price"
     assert Cost(Decimal("0.0123"), estimated=True).text() == "~$0.0123 (estimate)"
 

@@ -61,16 +61,24 @@ def loaded_after(args: list[str], seed: Path | None = None) -> tuple[list[str], 
 
 def test_help_imports_no_command_module_and_nothing_heavy() -> None:
     heavy, modules, shown = loaded_after(["--help"])
-    assert heavy == [] and modules == []
-    assert "calendar" in shown and "conversations" in shown and "Exit codes:" in shown
+    assert heavy == []
+    assert modules == []
+    assert "calendar" in shown
+    assert "conversations" in shown
+    assert "Exit codes:" in shown
 
 
 def test_a_group_help_imports_none_of_its_commands() -> None:
     heavy, modules, shown = loaded_after(["calendar", "--help"])
-    assert heavy == [] and modules == ["scheduler_agent.cli.calendar"]
-    assert "add-person" in shown and "prefs" in shown and "iCalendar" in shown
+    assert heavy == []
+    assert modules == ["scheduler_agent.cli.calendar"]
+    assert "add-person" in shown
+    assert "prefs" in shown
+    assert "iCalendar" in shown
     heavy, modules, shown = loaded_after(["conversations", "--help"])
-    assert heavy == [] and "repair" in shown and "scheduler_agent.cli.repair" not in modules
+    assert heavy == []
+    assert "repair" in shown
+    assert "scheduler_agent.cli.repair" not in modules
 
 
 @pytest.mark.parametrize(
@@ -126,7 +134,8 @@ def test_an_unknown_command_is_a_usage_error() -> None:
     from click.testing import CliRunner
 
     result = CliRunner().invoke(app, ["calendar", "shwo"])
-    assert result.exit_code == 2 and "No such command 'shwo'" in result.stderr
+    assert result.exit_code == 2
+    assert "No such command 'shwo'" in result.stderr
 
 
 def test_shell_completion_lists_the_lazy_commands() -> None:

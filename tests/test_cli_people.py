@@ -7,9 +7,9 @@ import sqlite3
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+from helpers import demo_clock
 
 from scheduler_agent.agent.deadline import Deadline
-from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.cli import app
 from scheduler_agent.storage import db
@@ -112,9 +112,8 @@ def test_remove_person_refuses_while_meetings_remain(demo_db: Path) -> None:
 
 
 def test_calendar_show_reflects_moves_and_cancellations(demo_db: Path) -> None:
-    from datetime import date, time
 
-    tools = CalendarTools(db.connect(demo_db), Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London"))
+    tools = CalendarTools(db.connect(demo_db), demo_clock())
     tools.run("move_event", {"event_id": 12, "start": "2026-08-31T14:00", "minutes": 60}, "toolu_m", Deadline.after(5))
     tools.run("cancel_event", {"event_id": 22}, "toolu_c", Deadline.after(5))
     shown = calendar("show", "--week", "2026-08-31", "--db", str(demo_db), *TODAY).stdout

@@ -88,10 +88,12 @@ def test_two_processes_booking_overlapping_slots_one_wins(tmp_path: Path) -> Non
     ).fetchall()
     assert title == winner
     out, err = done[winner]
-    assert out.startswith(f"Booked '{winner}' on Mon 2026-08-31") and out.endswith(f"Event id: {event_id}.\n")
+    assert out.startswith(f"Booked '{winner}' on Mon 2026-08-31")
+    assert out.endswith(f"Event id: {event_id}.\n")
     out, err = done[loser]
     assert out == ""
-    assert err.startswith("Error: ") and err.count("\n") == 1
+    assert err.startswith("Error: ")
+    assert err.count("\n") == 1
     assert f"is not free: it overlaps '{winner}' (" in err
     assert "Nothing was booked; give a --start inside a free window." in err  # people's words, not the model's
     assert "Traceback" not in err

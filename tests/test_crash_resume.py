@@ -59,7 +59,8 @@ def bookings_on_monday_at_two(path: Path) -> int:
 def assert_recovered(path: Path, server: ScriptedServer) -> None:
     conn = db.connect(path)
     _, messages = conversations.load(conn, 1)
-    assert check(messages, mode="conversation") == [] and conversation_state(messages) == "complete"
+    assert check(messages, mode="conversation") == []
+    assert conversation_state(messages) == "complete"
     assert [check(body["messages"], mode="request") for body in server.received] == [[]] * len(server.received)
     assert bookings_on_monday_at_two(path) == 1
     assert server.unused == 0

@@ -37,4 +37,5 @@ def test_a_commit_survives_the_process_being_killed(tmp_path: Path) -> None:
     assert done.stdout == "committed\n"
     assert os.path.exists(f"{db}-wal")  # the write was never checkpointed into the main file
     row = connect(db).execute("SELECT name FROM people WHERE key = 'kim'").fetchone()
-    assert row is not None and row[0] == "Kim"
+    assert row is not None
+    assert row[0] == "Kim"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import demo_clock
 
 from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, answer_call, run_call
@@ -27,12 +28,12 @@ from scheduler_agent.testing import faults
 
 
 @pytest.fixture
-def conn(any_conn: Connection) -> Connection:
+def demo_conn(any_conn: Connection) -> Connection:
     """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
     return any_conn
 
 
-CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
+CLOCK = demo_clock()
 BOOKING = {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30, "title": "Roadmap"}
 
 
@@ -51,52 +52,57 @@ def bookings(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
 # --- the same call twice books once --------------------------------------------------------
 
 
-def test_the_same_tool_use_id_books_once_and_answers_the_same(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+def test_the_same_tool_use_id_books_once_and_answers_the_same(
+    tools: CalendarTools, demo_conn: sqlite3.Connection
+) -> None:
     first = answer_call(tools, call("toolu_a"))
     again = answer_call(tools, call("toolu_a"))
     assert again == first
     assert "is_error" not in first
-    [event_id] = roadmaps(conn)
+    [event_id] = roadmaps(demo_conn)
     assert first["content"].endswith(f"Event id: {event_id}.")
-    assert bookings(conn) == [("toolu_a", event_id, first["content"])]
+    assert bookings(demo_conn) == [("toolu_a", event_id, first["content"])]
 
 
-def test_a_recorded_booking_is_returned_without_any_check(conn: sqlite3.Connection) -> None:
-    text = CalendarTools(conn, CLOCK).create_event("priya", "2026-08-31T14:00", 30, "Roadmap", tool_use_id="toolu_a")
+def test_a_recorded_booking_is_returned_without_any_check(demo_conn: sqlite3.Connection) -> None:
+    text = CalendarTools(demo_conn, CLOCK).create_event(
+        "priya", "2026-08-31T14:00", 30, "Roadmap", tool_use_id="toolu_a"
+    )
     # A resumed round, days later: the start is now in the past and the slot is taken (by this very
     # booking). The recorded answer comes back unchanged and nothing is booked.
-    later = CalendarTools(conn, Clock.pinned_at(date(2026, 9, 7), time(9, 0), "Europe/London"))
+    later = CalendarTools(demo_conn, Clock.pinned_at(date(2026, 9, 7), time(9, 0), "Europe/London"))
     assert later.create_event("priya", "2026-08-31T14:00", 30, "Roadmap", tool_use_id="toolu_a") == text
-    assert len(roadmaps(conn)) == 1
+    assert len(roadmaps(demo_conn)) == 1
 
 
-def test_another_call_for_the_same_slot_is_a_conflict(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+def test_another_call_for_the_same_slot_is_a_conflict(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
     answer_call(tools, call("toolu_a"))
     other = answer_call(tools, call("toolu_b"))
     assert other["is_error"] is True
     assert "overlaps 'Roadmap'" in other["content"]
     assert "Nothing was booked" in other["content"]
-    assert len(roadmaps(conn)) == 1
-    assert [row[0] for row in bookings(conn)] == ["toolu_a"]  # a failed call records nothing
+    assert len(roadmaps(demo_conn)) == 1
+    assert [row[0] for row in bookings(demo_conn)] == ["toolu_a"]  # a failed call records nothing
 
 
-def test_without_a_tool_use_id_no_record_is_kept(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+def test_without_a_tool_use_id_no_record_is_kept(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
     tools.create_event("priya", "2026-08-31T14:00", 30, "Roadmap")
-    assert len(roadmaps(conn)) == 1
-    assert bookings(conn) == []
+    assert len(roadmaps(demo_conn)) == 1
+    assert bookings(demo_conn) == []
 
 
-def test_a_cancelled_booking_is_still_not_made_again(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+def test_a_cancelled_booking_is_still_not_made_again(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
     first = answer_call(tools, call("toolu_a"))
-    [event_id] = roadmaps(conn)
-    cancelled = cancel_event(conn, event_id)
+    [event_id] = roadmaps(demo_conn)
+    cancelled = cancel_event(demo_conn, event_id)
     assert cancelled.title == "Roadmap"
-    assert conn.execute("SELECT count(*) FROM event_attendees WHERE event_id = ?", (event_id,)).fetchone()[0] == 0
-    assert bookings(conn) == [("toolu_a", None, first["content"])]  # ON DELETE SET NULL
+    assert demo_conn.execute("SELECT count(*) FROM event_attendees WHERE event_id = ?", (event_id,)).fetchone()[0] == 0
+    assert bookings(demo_conn) == [("toolu_a", None, first["content"])]  # ON DELETE SET NULL
     assert answer_call(tools, call("toolu_a")) == first
-    assert roadmaps(conn) == []
+    assert roadmaps(demo_conn) == []
     effect = tools.side_effect_of("create_event", "toolu_a")
-    assert effect is not None and effect.startswith("The booking was made, and has since been cancelled: Booked")
+    assert effect is not None
+    assert effect.startswith("The booking was made, and has since been cancelled: Booked")
 
 
 # --- what a call changed ------------------------------------------------------------------
@@ -122,8 +128,8 @@ def test_deadline() -> None:
         Deadline(ends_at=0.0, seconds=5).check("create_event")
 
 
-def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    before = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    before = demo_conn.execute("SELECT count(*) FROM events").fetchone()[0]
     outcome = run_call(tools, call("toolu_a"), Deadline.after(0))
     assert outcome.status is CallStatus.TIMED_OUT
     assert outcome.block == {
@@ -136,12 +142,12 @@ def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, con
             "the calendar is not responding."
         ),
     }
-    assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == before
-    assert bookings(conn) == []
-    assert not conn.in_transaction
+    assert demo_conn.execute("SELECT count(*) FROM events").fetchone()[0] == before
+    assert bookings(demo_conn) == []
+    assert not demo_conn.in_transaction
     # The same call, run again in time, books.
     assert "is_error" not in answer_call(tools, call("toolu_a"))
-    assert len(roadmaps(conn)) == 1
+    assert len(roadmaps(demo_conn)) == 1
 
 
 class LateTools(CalendarTools):
@@ -152,9 +158,9 @@ class LateTools(CalendarTools):
         raise DeadlineExceeded(Deadline(0.0, 30), name)
 
 
-def test_a_timeout_after_the_commit_says_the_booking_was_made(conn: sqlite3.Connection) -> None:
-    outcome = run_call(LateTools(conn, CLOCK), call("toolu_a"))
-    [event_id] = roadmaps(conn)
+def test_a_timeout_after_the_commit_says_the_booking_was_made(demo_conn: sqlite3.Connection) -> None:
+    outcome = run_call(LateTools(demo_conn, CLOCK), call("toolu_a"))
+    [event_id] = roadmaps(demo_conn)
     assert outcome.status is CallStatus.TIMED_OUT
     assert outcome.block["is_error"] is True
     text = outcome.block["content"]
@@ -163,12 +169,14 @@ def test_a_timeout_after_the_commit_says_the_booking_was_made(conn: sqlite3.Conn
     assert f"Event id: {event_id}. Do not book it again." in text
 
 
-def test_a_timed_out_read_only_tool_says_nothing_changed(conn: sqlite3.Connection) -> None:
+def test_a_timed_out_read_only_tool_says_nothing_changed(demo_conn: sqlite3.Connection) -> None:
     class SlowTools(CalendarTools):
         def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
             raise DeadlineExceeded(Deadline(0.0, 30), name)
 
-    block = answer_call(SlowTools(conn, CLOCK), call("toolu_f", "find_free_slots", {"person": "priya", "week": "x"}))
+    block = answer_call(
+        SlowTools(demo_conn, CLOCK), call("toolu_f", "find_free_slots", {"person": "priya", "week": "x"})
+    )
     assert "find_free_slots did not finish: it timed out after 30 seconds" in block["content"]
     assert "It only reads, so nothing changed." in block["content"]
 
@@ -189,9 +197,9 @@ class CtrlC(CalendarTools):
         raise KeyboardInterrupt
 
 
-def test_ctrl_c_before_the_write_answers_the_call_and_stops(conn: sqlite3.Connection) -> None:
+def test_ctrl_c_before_the_write_answers_the_call_and_stops(demo_conn: sqlite3.Connection) -> None:
     with pytest.raises(Interrupted) as raised:
-        answer_call(CtrlC(conn, after_commit=False), call("toolu_a"))
+        answer_call(CtrlC(demo_conn, after_commit=False), call("toolu_a"))
     assert isinstance(raised.value, KeyboardInterrupt)  # whoever does not know it still stops
     assert raised.value.outcome.status is CallStatus.INTERRUPTED
     assert raised.value.block == {
@@ -203,13 +211,13 @@ def test_ctrl_c_before_the_write_answers_the_call_and_stops(conn: sqlite3.Connec
             "Ask the user before calling it again."
         ),
     }
-    assert roadmaps(conn) == []
+    assert roadmaps(demo_conn) == []
 
 
-def test_ctrl_c_after_the_write_says_the_booking_was_made(conn: sqlite3.Connection) -> None:
+def test_ctrl_c_after_the_write_says_the_booking_was_made(demo_conn: sqlite3.Connection) -> None:
     with pytest.raises(Interrupted) as raised:
-        answer_call(CtrlC(conn, after_commit=True), call("toolu_a"))
-    [event_id] = roadmaps(conn)
+        answer_call(CtrlC(demo_conn, after_commit=True), call("toolu_a"))
+    [event_id] = roadmaps(demo_conn)
     text = raised.value.block["content"]
     assert text.startswith("create_event did not finish: it was interrupted (the user pressed Ctrl-C). ")
     assert "The booking was made: Booked 'Roadmap'" in text

@@ -40,7 +40,9 @@ def assert_clean(result: Result, code: int, says: str) -> None:
     shown = result.stdout + result.stderr
     assert result.exit_code == code, (result.exit_code, shown, result.exception)
     assert says in shown, shown
-    assert "Traceback" not in shown and "internal error" not in shown and "bug in scheduler-agent" not in shown
+    assert "Traceback" not in shown
+    assert "internal error" not in shown
+    assert "bug in scheduler-agent" not in shown
 
 
 def stored(db: Path, cid: int = 1) -> list[Any]:
@@ -82,7 +84,9 @@ def test_an_empty_reply_is_kept_beside_the_list_and_the_next_text_joins_the_user
     messages = stored(demo_db)
     assert [m["role"] for m in messages] == ["user"]  # not appended: the list ends with the user turn
     kept = [r for r in conversations.replies(connect(demo_db), 1) if not r.appended]
-    assert len(kept) == 1 and kept[0].body is not None and kept[0].body["stop_reason"] == reply.stop_reason
+    assert len(kept) == 1
+    assert kept[0].body is not None
+    assert kept[0].body["stop_reason"] == reply.stop_reason
     assert kept[0].usage["output_tokens"] >= 1  # counted, though not in the list
     shown = invoke("conversations", "show", "1", "--db", str(demo_db))
     assert "answered with nothing" in shown.stdout
@@ -118,7 +122,9 @@ def test_a_reply_the_api_would_refuse_back_ends_the_turn_with_exit_7_and_never_p
     assert says in result.stderr
     assert [m["role"] for m in stored(demo_db)] == ["user"]
     kept = [r for r in conversations.replies(connect(demo_db), 1) if not r.appended]
-    assert len(kept) == 1 and kept[0].body is not None and kept[0].body["content"] == content
+    assert len(kept) == 1
+    assert kept[0].body is not None
+    assert kept[0].body["content"] == content
     assert "could not be used" in invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
     assert_goes_on(demo_db, api)
 
@@ -203,7 +209,8 @@ def test_a_long_retry_after_is_not_waited_for_exit_5_with_the_time_asked(demo_db
     began = time.monotonic()
     result = ask(demo_db, "Book Priya")
     assert_clean(result, 5, "asked to wait 60 minutes")
-    assert "try again after" in result.stderr and time.monotonic() - began < 5
+    assert "try again after" in result.stderr
+    assert time.monotonic() - began < 5
     assert len(server.received) == 1
     assert_lints(demo_db)
 
@@ -216,7 +223,8 @@ def test_a_booking_id_reused_with_another_input_is_refused_with_a_clear_result(d
     server = api([Reply([other], "tool_use"), Reply([text("It was not booked.")])])
     assert_clean(ask(demo_db, "And Tuesday 2pm"), 0, "It was not booked.")  # a new conversation, the same id
     answer = server.received[1]["messages"][2]["content"][0]
-    assert answer["is_error"] is True and "already answered a create_event call with another input" in answer["content"]
+    assert answer["is_error"] is True
+    assert "already answered a create_event call with another input" in answer["content"]
     count = sqlite3.connect(demo_db).execute("SELECT count(*) FROM events WHERE start_utc = '2026-09-01T13:00:00Z'")
     assert count.fetchone()[0] == 0
 
@@ -226,7 +234,8 @@ def test_conversations_show_lists_what_was_kept_beside_the_list(demo_db: Path, a
     ask(demo_db, "Book Priya")
     shown = invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
     line = next(line for line in shown.splitlines() if "answered with nothing" in line)
-    assert "refusal" in line and "kept beside the list" in line
+    assert "refusal" in line
+    assert "kept beside the list" in line
     as_json = json.loads(invoke("conversations", "show", "1", "--db", str(demo_db), "--json").stdout)
     assert as_json == [{"role": "user", "content": [{"type": "text", "text": "Book Priya"}]}]  # the array, exactly
 
@@ -255,7 +264,8 @@ def test_a_date_near_the_end_of_the_calendar_is_a_clear_result_not_an_internal_e
 
     result = answer_call(tools, {"type": "tool_use", "id": "toolu_end", "name": name, "input": arguments})
     assert result["is_error"] is True
-    assert "too near the end of the calendar" in result["content"] and "internal error" not in result["content"]
+    assert "too near the end of the calendar" in result["content"]
+    assert "internal error" not in result["content"]
 
 
 # --- a rule that expands without end ---------------------------------------------------------------------
@@ -326,7 +336,9 @@ def test_control_and_bidi_characters_are_shown_not_obeyed_and_stored_verbatim(
     assert "Booked.␛[2J␛]0;pwned␇ <U+202E>evil<U+202C>␀␍X<U+009B>" in result.stdout
     assert stored(demo_db)[1]["content"] == [text(HOSTILE)]  # the list keeps what the model sent
     shown = invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
-    assert "\x1b" not in shown and "\u202e" not in shown and "␛[2J" in shown
+    assert "\x1b" not in shown
+    assert "\u202e" not in shown
+    assert "␛[2J" in shown
     as_json = json.loads(invoke("conversations", "show", "1", "--db", str(demo_db), "--json").stdout)
     assert as_json[1]["content"][0]["text"] == HOSTILE
 
@@ -340,10 +352,12 @@ def test_a_tool_result_quoting_a_hostile_title_is_shown_safely_in_the_trace(demo
     api([Reply([call], "tool_use"), Reply([text("Done.")])])
     result = ask(demo_db, "Book Priya Monday 2pm")
     assert result.exit_code == 0, result.stderr
-    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+    assert "\x1b" not in result.stderr
+    assert "\u202e" not in result.stderr
     assert "<U+202E>gnp.exe" in result.stderr
 
 
 def test_help_names_exit_codes_7_and_8() -> None:
     shown = " ".join(invoke("--help").stdout.split())
-    assert "7 the model's reply could not be used" in shown and "8 the conversation is being run elsewhere" in shown
+    assert "7 the model's reply could not be used" in shown
+    assert "8 the conversation is being run elsewhere" in shown

@@ -75,9 +75,12 @@ def test_a_wedged_list_is_named_repaired_and_goes_on(
     assert check(messages, mode="conversation") != []
     server = api([Reply([text("Done.")])])
     refused = invoke("ask", "go on", "--cid", str(cid), "--db", str(demo_db), "--yes")
-    assert refused.exit_code == 1 and "NOT sent" in refused.stderr and "Traceback" not in refused.stderr
+    assert refused.exit_code == 1
+    assert "NOT sent" in refused.stderr
+    assert "Traceback" not in refused.stderr
     assert "a bug in the code" not in refused.stderr  # the source is named
-    assert f"conversations repair {cid}" in refused.stderr and server.received == []
+    assert f"conversations repair {cid}" in refused.stderr
+    assert server.received == []
 
     before = conversations.load(connect(demo_db), cid)[1]  # the refused text joined the last user turn
     repaired = invoke("conversations", "repair", str(cid), "--db", str(demo_db), "--yes")
@@ -88,10 +91,9 @@ def test_a_wedged_list_is_named_repaired_and_goes_on(
     assert check(after, mode="conversation") == []
     assert invoke("lint", str(_as_file(demo_db.parent, after))).exit_code in (0, 6)
     [(_, changes)] = conversations.repairs(conn, cid)
+    assert changes
     assert (
-        changes
-        and json.loads(conn.execute("SELECT before FROM repairs WHERE conversation_id = ?", (cid,)).fetchone()[0])
-        == before
+        json.loads(conn.execute("SELECT before FROM repairs WHERE conversation_id = ?", (cid,)).fetchone()[0]) == before
     )
 
     goes_on = invoke("ask", "go on", "--cid", str(cid), "--db", str(demo_db), "--yes")
@@ -114,15 +116,18 @@ def test_the_empty_reply_is_taken_out_and_the_two_user_turns_joined(demo_db: Pat
 def test_repair_asks_first_and_a_no_changes_nothing(demo_db: Path) -> None:
     cid = store_wedged(demo_db, WEDGED["an empty reply"])
     declined = invoke("conversations", "repair", str(cid), "--db", str(demo_db), input="n\n")
-    assert declined.exit_code == 1 and "Nothing was changed." in declined.stderr
+    assert declined.exit_code == 1
+    assert "Nothing was changed." in declined.stderr
     assert "the model's reply at messages[1]" in declined.stdout  # what is wrong, and whose it was
     assert conversations.load(connect(demo_db), cid)[1] == WEDGED["an empty reply"]
     assert sqlite3.connect(demo_db).execute("SELECT count(*) FROM repairs").fetchone()[0] == 0
     accepted = invoke("conversations", "repair", str(cid), "--db", str(demo_db), input="y\n")
-    assert accepted.exit_code == 0 and "Repaired conversation" in accepted.stdout
+    assert accepted.exit_code == 0
+    assert "Repaired conversation" in accepted.stdout
 
 
 def test_a_valid_list_needs_no_repair(demo_db: Path) -> None:
     cid = store_wedged(demo_db, [user("Book Priya"), {"role": "assistant", "content": [text("Done.")]}])
     result = invoke("conversations", "repair", str(cid), "--db", str(demo_db))
-    assert result.exit_code == 0 and "nothing to repair" in result.stdout
+    assert result.exit_code == 0
+    assert "nothing to repair" in result.stdout

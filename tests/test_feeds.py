@@ -159,7 +159,8 @@ def test_a_failing_first_fetch_subscribes_nothing(demo_db: Path, server: tuple[s
     state.status = 404
     code, _, err = invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))
     assert code == 1
-    assert "answered 404" in err and "nothing was subscribed" in err
+    assert "answered 404" in err
+    assert "nothing was subscribed" in err
     assert "private-9f8e7d6c5b4a" not in err
     assert invoke("feeds", "--db", str(demo_db))[1].startswith("No feeds")
 

@@ -82,10 +82,12 @@ def test_a_recorded_session_holds_the_feeds_events_and_none_of_its_traffic(
     assert live.exit_code == 0, live.stderr
     assert len(state.requests) == before  # not fetched under --record
     written = path.read_text()
-    assert "private-9f8e7d6c5b4a" not in written and "/calendar/ical/" not in written
+    assert "private-9f8e7d6c5b4a" not in written
+    assert "/calendar/ical/" not in written
     events = read_setup(path)["calendar"]["events"]
     series = [event for event in events if "ics" in event]
-    assert len(series) == 1 and "Focus (moved)" in series[0]["ics"]  # the override travels with its series
+    assert len(series) == 1
+    assert "Focus (moved)" in series[0]["ics"]  # the override travels with its series
     live_result = tool_result(scripted)
     assert "- Mon 2026-08-31 14:00" not in live_result
 

@@ -457,7 +457,8 @@ def test_every_violation_is_reported_in_order() -> None:
 def test_raw_for_an_entry_that_is_not_an_assistant_turn_or_outside_the_list() -> None:
     violations = check(VALID_ROUND, mode="request", raw={0: [], 9: []})
     assert wheres(violations) == ["messages[0]", "messages[9]"]
-    assert "not an assistant turn" in violations[0].cause and "the list has 3 entries" in violations[1].cause
+    assert "not an assistant turn" in violations[0].cause
+    assert "the list has 3 entries" in violations[1].cause
 
 
 def test_an_unknown_mode_is_a_programming_error() -> None:
@@ -492,9 +493,12 @@ def test_conversation_state(messages: list[Any], state: str) -> None:
 def test_grammar_error_lists_each_violation_and_says_nothing_was_sent() -> None:
     violations = [*check([user(), asks("a", "b"), answers("a")], mode="request"), Violation("messages[9]", "x")]
     error = GrammarError(violations)
-    assert isinstance(error, AgentError) and error.exit_code == 1 and error.violations == violations
+    assert isinstance(error, AgentError)
+    assert error.exit_code == 1
+    assert error.violations == violations
     head, *rest = str(error).splitlines()
-    assert "NOT sent" in head and "2 places" in head
+    assert "NOT sent" in head
+    assert "2 places" in head
     assert rest == [f"  {v}" for v in violations]
 
 
@@ -664,7 +668,8 @@ def test_the_incremental_checker_agrees_with_check_at_every_step(seed: int) -> N
 
 def test_the_random_lists_are_valid_and_invalid_in_many_ways() -> None:
     verdicts = [check(messages, mode="conversation") for seed in range(80) for _, messages in grow(seed)]
-    assert sum(not v for v in verdicts) > 500 and sum(bool(v) for v in verdicts) > 500
+    assert sum(not v for v in verdicts) > 500
+    assert sum(bool(v) for v in verdicts) > 500
     kinds = {v.cause[:20] for found in verdicts for v in found}
     assert len(kinds) >= 15, kinds
 

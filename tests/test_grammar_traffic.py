@@ -138,9 +138,11 @@ def test_the_incremental_checker_agrees_on_each_accepted_shape(name: str) -> Non
 def test_prefill_is_an_error_where_the_model_refuses_it_and_a_warning_where_that_is_not_known() -> None:
     messages = [ask("Say yes."), assistant(says("Yes"))]
     [refused] = check(messages, mode="request")
-    assert refused.level == "error" and API_PREFILL in refused.cause
+    assert refused.level == "error"
+    assert API_PREFILL in refused.cause
     [unknown] = check(messages, mode="request", prefill_refused=False)
-    assert unknown.level == "warning" and "models that take prefill accept it" in unknown.cause
+    assert unknown.level == "warning"
+    assert "models that take prefill accept it" in unknown.cause
 
 
 def test_whitespace_text_in_the_last_assistant_turn_is_an_error_and_a_warning_once_a_turn_follows() -> None:

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 import pytest
 from click.testing import CliRunner, Result
+from helpers import demo_clock
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.clock import Clock
@@ -25,7 +26,7 @@ from scheduler_agent.storage import db as database
 
 runner = CliRunner()
 LONDON = ZoneInfo("Europe/London")
-AUGUST = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")  # the demo clock
+AUGUST = demo_clock()  # the demo clock
 CANONICAL = [
     "- Mon 2026-08-31 09:00-09:30",
     "- Mon 2026-08-31 14:00-15:00",
@@ -205,7 +206,8 @@ def test_a_weekly_rule_keeps_its_local_time_across_the_dst_change_and_skips_its_
     conn.close()
     assert [e.start for e in occurrences] == [datetime(2026, 10, 19, 8, 0, tzinfo=UTC)]
     assert [e.start for e in after] == [datetime(2026, 10, 26, 9, 0, tzinfo=UTC)]
-    assert occurrences[0].id == after[0].id and after[0].recurring  # one event, many occurrences
+    assert occurrences[0].id == after[0].id
+    assert after[0].recurring  # one event, many occurrences
 
     october = Clock.pinned_at(date(2026, 10, 1), time(9, 0), "Europe/London")
     assert free_slots(demo_db, "2026-10-26", october)[0] == "- Mon 2026-10-26 09:30-17:00"  # the standup is busy

@@ -40,7 +40,8 @@ def test_a_batch_gets_ids_after_the_highest_attendees_and_sources(demo_db: Path,
     ).fetchall()
     assert [tuple(row) for row in rows] == [(highest + 1 + n, f"Event {n}", "priya", f"e{n}@t", "") for n in range(20)]
     again = import_file(conn, file, "priya")  # the same file: found by its keys, nothing doubles
-    assert "20 already there" in again and "0 new" in again
+    assert "20 already there" in again
+    assert "0 new" in again
     assert conn.execute("SELECT count(*) FROM events WHERE id > ?", (highest,)).fetchone()[0] == 20
 
 

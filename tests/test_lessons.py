@@ -68,9 +68,15 @@ def test_each_cassette_replays_with_its_exit_code_and_an_append_only_list(path: 
 @pytest.mark.parametrize("path", CASSETTES, ids=NAMES)
 def test_each_cassette_is_tagged_clean_and_free_of_secrets(path: Path) -> None:
     setup = read_setup(path)
-    assert setup["kind"] in ("recordable", "scripted") and setup["replies"] in ("recorded", "scripted")
-    assert setup["title"] and setup["lesson"] and setup["how"] and setup["inputs"]
-    assert setup["clock"] and setup["calendar"]["owner"] and "model" in setup["options"]
+    assert setup["kind"] in ("recordable", "scripted")
+    assert setup["replies"] in ("recorded", "scripted")
+    assert setup["title"]
+    assert setup["lesson"]
+    assert setup["how"]
+    assert setup["inputs"]
+    assert setup["clock"]
+    assert setup["calendar"]["owner"]
+    assert "model" in setup["options"]
     assert lint_file(path).exit_code == 0
     data = yaml.safe_load(path.read_text())
     for interaction in data["interactions"]:
@@ -117,8 +123,10 @@ def events_at(db_path: Path, start_utc: str) -> int:
 def test_wrong_day_the_conflict_names_the_clash_and_the_windows_and_monday_is_booked(tmp_path: Path) -> None:
     result, _ = run(cassettes_dir() / "wrong_day.yaml", tmp_path)
     conflict = tool_results(result.messages)[1]
-    assert conflict["is_error"] and "Tue 2026-09-01 14:00-14:30 (Europe/London) is not free" in conflict["content"]
-    assert "'Customer visit: Northwind'" in conflict["content"] and "Mon 2026-08-31 14:00-15:00" in conflict["content"]
+    assert conflict["is_error"]
+    assert "Tue 2026-09-01 14:00-14:30 (Europe/London) is not free" in conflict["content"]
+    assert "'Customer visit: Northwind'" in conflict["content"]
+    assert "Mon 2026-08-31 14:00-15:00" in conflict["content"]
     assert events_at(tmp_path / "calendar.db", "2026-08-31T13:00:00Z") == 1
     assert events_at(tmp_path / "calendar.db", "2026-09-01T13:00:00Z") == 0
 
@@ -127,34 +135,42 @@ def test_parallel_calls_both_answered_in_one_user_turn(tmp_path: Path) -> None:
     result, _ = run(cassettes_dir() / "parallel_calls.yaml", tmp_path)
     answers = result.messages[2]["content"]
     assert [a["tool_use_id"] for a in answers] == ["toolu_scripted_pc_01", "toolu_scripted_pc_02"]
-    assert "is_error" not in answers[0] and answers[1]["is_error"] is True
-    assert "No one called 'sam'" in answers[1]["content"] and "priya (Priya Raman)" in answers[1]["content"]
+    assert "is_error" not in answers[0]
+    assert answers[1]["is_error"] is True
+    assert "No one called 'sam'" in answers[1]["content"]
+    assert "priya (Priya Raman)" in answers[1]["content"]
 
 
 def test_iteration_bound_stops_valid_and_resume_continues_it(tmp_path: Path) -> None:
     result, _ = run(cassettes_dir() / "iteration_bound.yaml", tmp_path)
-    assert result.exit_code == 3 and len(result.messages) == 7
+    assert result.exit_code == 3
+    assert len(result.messages) == 7
     assert conversation_state(result.messages) == "waiting"  # ends with results: the next request is valid
     with ScriptedServer([Reply([text("The week of 2026-08-31 has Monday 14:00-15:00.")])]) as server:
         send = ModelAPI(make_client(api_key="sk-ant-test-dummy", base_url=server.url, max_retries=0)).send
         session = Session.stored(db.connect(tmp_path / "calendar.db"), 1, send, Settings("m", 3), lambda e: None, None)
         outcome = session.resume()
-    assert outcome.stop.exit_code == 0 and server.received[0]["messages"] == result.messages
+    assert outcome.stop.exit_code == 0
+    assert server.received[0]["messages"] == result.messages
 
 
 def test_overloaded_retries_then_completes_and_every_attempt_was_recorded(tmp_path: Path) -> None:
     path = cassettes_dir() / "overloaded.yaml"
     result, turns = run(path, tmp_path)
-    assert result.exit_code == 0 and len(turns[0]) == 3  # three requests of the loop ...
+    assert result.exit_code == 0
+    assert len(turns[0]) == 3  # three requests of the loop ...
     statuses = [i["response"]["status"]["code"] for i in yaml.safe_load(path.read_text())["interactions"]]
     assert statuses == [529, 529, 200, 200, 200]  # ... five HTTP attempts
 
 
 def test_overloaded_exhausted_stops_with_exit_5_the_list_intact_and_counted(tmp_path: Path) -> None:
     result, _ = run(cassettes_dir() / "overloaded_exhausted.yaml", tmp_path)
-    assert result.exit_code == 5 and result.error is not None and "529" in str(result.error)
+    assert result.exit_code == 5
+    assert result.error is not None
+    assert "529" in str(result.error)
     record, stored = conversations.load(db.connect(tmp_path / "calendar.db"), 1)
-    assert stored == result.messages and conversation_state(stored) == "waiting"
+    assert stored == result.messages
+    assert conversation_state(stored) == "waiting"
     assert record.counters["retries_exhausted"] == 1
 
 
@@ -181,17 +197,20 @@ def test_demo_lists_the_lessons_and_teaches_each() -> None:
     listed = runner.invoke(app, ["demo", "--list"])
     assert listed.exit_code == 0
     assert [line.split()[0] for line in listed.stdout.splitlines()] == [lesson.name for lesson in lessons()]
-    assert listed.stdout.splitlines()[0].startswith("no_mornings") and "scripted" in listed.stdout
+    assert listed.stdout.splitlines()[0].startswith("no_mornings")
+    assert "scripted" in listed.stdout
     shown = runner.invoke(app, ["demo", "wrong_day"])
-    assert shown.exit_code == 0 and "What this shows: The model books 2026-09-01T14:00" in shown.stdout
-    assert "usage:" in shown.stderr and "(estimates: the reply was scripted)" in shown.stderr
+    assert shown.exit_code == 0
+    assert "What this shows: The model books 2026-09-01T14:00" in shown.stdout
+    assert "usage:" in shown.stderr
+    assert "(estimates: the reply was scripted)" in shown.stderr
     unknown = runner.invoke(app, ["demo", "nope"])
-    assert unknown.exit_code == 1 and "No lesson 'nope'. The lessons are: no_mornings" in unknown.stderr
+    assert unknown.exit_code == 1
+    assert "No lesson 'nope'. The lessons are: no_mornings" in unknown.stderr
 
 
 def test_demo_exits_as_the_lesson_did() -> None:
     assert runner.invoke(app, ["demo", "iteration_bound"]).exit_code == 3
     exhausted = runner.invoke(app, ["demo", "overloaded_exhausted"])
-    assert exhausted.exit_code == 5 and exhausted.stderr.strip().splitlines()[-1].startswith(
-        "Error: The API is unavailable"
-    )
+    assert exhausted.exit_code == 5
+    assert exhausted.stderr.strip().splitlines()[-1].startswith("Error: The API is unavailable")

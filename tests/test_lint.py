@@ -107,7 +107,8 @@ def test_violations_exit_1_one_line_each(tmp_path: Path) -> None:
 def test_violations_and_an_interruption_exit_1_and_say_both(tmp_path: Path) -> None:
     result = lint_file(write(tmp_path / "c.json", [{"role": "user", "content": ""}, ASKS]))
     assert result.exit_code == EXIT_VIOLATIONS
-    assert len(result.lines) == 2 and "interrupted" in result.lines[1]
+    assert len(result.lines) == 2
+    assert "interrupted" in result.lines[1]
 
 
 # --- dumps ----------------------------------------------------------------------------------------------
@@ -124,7 +125,9 @@ def dump_of(tmp_path: Path, *lists: list[Any], iterations: list[int] | None = No
 def test_a_dump_names_the_iteration_of_each_violation(tmp_path: Path) -> None:
     path = dump_of(tmp_path, [USER], [USER, ASKS], [USER, ASKS, ANSWERS])
     result = lint_file(path)
-    assert result.exit_code == EXIT_VIOLATIONS and result.kind == "dump" and result.checked == 3
+    assert result.exit_code == EXIT_VIOLATIONS
+    assert result.kind == "dump"
+    assert result.checked == 3
     assert result.lines == [
         f"{path}: iteration 2: messages[1]: {API_MISSING_RESULTS.format(ids='toolu_1, toolu_2')}",
         f"{path}: iteration 2: messages[1]: a request must end with a user turn, and this one ends with an "
@@ -140,7 +143,8 @@ def test_a_dump_of_several_turns_names_lines_too(tmp_path: Path) -> None:
 def test_a_dump_of_one_iteration_is_a_request_not_a_conversation(tmp_path: Path) -> None:
     path = dump_of(tmp_path, [USER, FINAL])
     result = lint_file(path)
-    assert result.kind == "dump" and result.exit_code == EXIT_VIOLATIONS
+    assert result.kind == "dump"
+    assert result.exit_code == EXIT_VIOLATIONS
     assert result.lines[0].startswith(f"{path}: iteration 1: messages[1]: a request must end with a user turn")
 
 

@@ -173,7 +173,8 @@ def test_a_turn_that_is_not_the_answer_it_came_from_is_a_warning(tmp_path: Path,
     [line] = result.lines
     assert "request 2: messages[1]: warning: the assistant turn is not the provider's own content" in line
     assert "content[1].input.person" in line
-    assert result.exit_code == EXIT_CLEAN and lint_file(path, strict=True).exit_code == EXIT_VIOLATIONS
+    assert result.exit_code == EXIT_CLEAN
+    assert lint_file(path, strict=True).exit_code == EXIT_VIOLATIONS
 
 
 def test_a_vcrpy_json_cassette_is_read_too(tmp_path: Path) -> None:
@@ -216,7 +217,8 @@ def test_python_tags_are_read_as_plain_data_and_nothing_runs(tmp_path: Path) -> 
         "    headers_again:\n      content-type:",
         1,
     )
-    assert "!!python/object/apply:os.system" in tagged and "CIMultiDictProxy" in tagged
+    assert "!!python/object/apply:os.system" in tagged
+    assert "CIMultiDictProxy" in tagged
     path = tmp_path / "tagged.yaml"
     path.write_text(tagged)
     with pytest.raises(yaml.constructor.ConstructorError):
@@ -236,7 +238,8 @@ def test_a_stream_cut_off_is_noted_and_its_answer_not_used(tmp_path: Path) -> No
 
     path = cassette(tmp_path, pytest_recording_gzip_stream, cut)
     result = lint_file(path)
-    assert result.exit_code == EXIT_CLEAN and result.errors == 0
+    assert result.exit_code == EXIT_CLEAN
+    assert result.errors == 0
     [note] = result.lines
     assert note == (
         f"{path}: response 1: not checked against the next request (block 1 (tool_use) still open when the "

@@ -67,12 +67,14 @@ def run(replies: list[Reply], *, max_iterations: int = 10, toolbox: EchoTools | 
 def test_every_call_of_one_turn_is_answered_in_one_user_turn_in_order() -> None:
     calls = [tool_use("toolu_a", "echo", {"word": "one"}), tool_use("toolu_b", "echo", {"word": "two"})]
     outcome, messages, received, _ = run([Reply(calls, "tool_use"), Reply([text("done")])])
-    assert outcome.stop is Stop.DONE and outcome.text == "done"
+    assert outcome.stop is Stop.DONE
+    assert outcome.text == "done"
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     results = messages[2]["content"]
     assert [r["tool_use_id"] for r in results] == ["toolu_a", "toolu_b"]
     assert [r["content"] for r in results] == ["echo: one", "echo: two"]
-    assert len(received) == 2 and received[1]["messages"] == messages[:3]
+    assert len(received) == 2
+    assert received[1]["messages"] == messages[:3]
 
 
 def test_the_assistant_turn_is_the_providers_content_verbatim() -> None:
@@ -96,19 +98,24 @@ def test_a_failing_call_still_gets_its_result_with_is_error(call: JSON, expected
     ok = tool_use("toolu_ok", "echo", {"word": "fine"})
     outcome, messages, received, _ = run([Reply([call, ok], "tool_use"), Reply([text("handled")])])
     results = messages[2]["content"]
-    assert results[0]["tool_use_id"] == call["id"] and results[0]["is_error"] is True
+    assert results[0]["tool_use_id"] == call["id"]
+    assert results[0]["is_error"] is True
     assert expected in results[0]["content"]
     assert results[1] == {"type": "tool_result", "tool_use_id": "toolu_ok", "content": "echo: fine"}
-    assert outcome.stop is Stop.DONE and received[1]["messages"][2] == messages[2]
+    assert outcome.stop is Stop.DONE
+    assert received[1]["messages"][2] == messages[2]
 
 
 def test_the_bound_stops_a_model_that_never_stops_asking_with_the_list_valid() -> None:
     replies = [Reply([tool_use(f"toolu_{i}", "echo", {"word": str(i)})], "tool_use") for i in range(3)]
     outcome, messages, received, events = run(replies, max_iterations=3)
-    assert outcome.stop is Stop.ITERATION_BOUND and outcome.stop.exit_code == 3
+    assert outcome.stop is Stop.ITERATION_BOUND
+    assert outcome.stop.exit_code == 3
     assert len(received) == 3
-    assert len(messages) == 7 and messages[-1]["content"][0]["tool_use_id"] == "toolu_2"
-    assert "Stopped after 3 iterations" in outcome.statement and 'echo(word="2")' in outcome.statement
+    assert len(messages) == 7
+    assert messages[-1]["content"][0]["tool_use_id"] == "toolu_2"
+    assert "Stopped after 3 iterations" in outcome.statement
+    assert 'echo(word="2")' in outcome.statement
     assert isinstance(events[-1], TurnEnded)
     assert iterations_in_turn(messages) == 3
     add_user_text(messages, "keep going")  # new text joins the results' turn: no two user turns in a row
@@ -119,15 +126,20 @@ def test_the_bound_stops_a_model_that_never_stops_asking_with_the_list_valid() -
 @pytest.mark.parametrize("reason", ["max_tokens", "refusal", "model_context_window_exceeded", "pause_turn"])
 def test_model_stops_end_the_turn_with_exit_4(reason: str) -> None:
     outcome, messages, received, _ = run([Reply([text("partial")], reason)])
-    assert outcome.stop is Stop.MODEL_STOPPED and outcome.stop.exit_code == 4
-    assert outcome.stop_reason == reason and outcome.statement
-    assert len(received) == 1 and messages[-1]["role"] == "assistant"
+    assert outcome.stop is Stop.MODEL_STOPPED
+    assert outcome.stop.exit_code == 4
+    assert outcome.stop_reason == reason
+    assert outcome.statement
+    assert len(received) == 1
+    assert messages[-1]["role"] == "assistant"
 
 
 def test_a_call_cut_off_by_max_tokens_is_answered_without_running() -> None:
     toolbox = EchoTools()
     cut = [tool_use("toolu_cut", "echo", {"word": "half"})]
     outcome, messages, _, events = run([Reply(cut, "max_tokens")], toolbox=toolbox)
-    assert outcome.stop is Stop.MODEL_STOPPED and toolbox.ran == []
-    assert messages[-1]["content"][0]["tool_use_id"] == "toolu_cut" and messages[-1]["content"][0]["is_error"]
+    assert outcome.stop is Stop.MODEL_STOPPED
+    assert toolbox.ran == []
+    assert messages[-1]["content"][0]["tool_use_id"] == "toolu_cut"
+    assert messages[-1]["content"][0]["is_error"]
     assert not any(isinstance(e, ToolCalled) for e in events)

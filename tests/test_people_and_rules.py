@@ -19,7 +19,7 @@ from scheduler_agent.storage.db import Connection
 
 
 @pytest.fixture
-def conn(any_conn: Connection) -> Connection:
+def demo_conn(any_conn: Connection) -> Connection:
     """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
     return any_conn
 
@@ -55,7 +55,7 @@ def test_also_finds_where_everyone_works_and_is_free(tools: CalendarTools) -> No
     assert windows(text) == ["Mon 2026-08-31 14:00-15:00"]  # Aiko starts at 14:00 London time
 
 
-def test_a_booking_with_also_invites_everyone(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+def test_a_booking_with_also_invites_everyone(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
     arguments = {"with": "priya", "also": ["aiko", "priya"], "start": "2026-08-31T14:00", "minutes": 60}
     text = tools.run("create_event", arguments, "toolu_c", Deadline.after(5))
     assert text == (
@@ -63,7 +63,9 @@ def test_a_booking_with_also_invites_everyone(tools: CalendarTools, conn: sqlite
         "(Jordan Lee), Priya Raman (priya) and Aiko Tanaka (aiko). Event id: 29. For Aiko Tanaka that is "
         "Mon 2026-08-31 09:00-10:00 America/New_York."
     )
-    keys = [row[0] for row in conn.execute("SELECT person_key FROM event_attendees WHERE event_id = 29 ORDER BY 1")]
+    keys = [
+        row[0] for row in demo_conn.execute("SELECT person_key FROM event_attendees WHERE event_id = 29 ORDER BY 1")
+    ]
     assert keys == ["aiko", "priya", "you"]
 
 
@@ -77,9 +79,9 @@ def test_a_booking_outside_one_attendees_hours_names_them(tools: CalendarTools) 
     )
 
 
-def test_an_empty_week_says_whose_calendar_blocks_it(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+def test_an_empty_week_says_whose_calendar_blocks_it(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
     monday_two = datetime(2026, 8, 31, 13, 0, tzinfo=UTC)
-    add_event(conn, "Aiko's offsite", monday_two, monday_two.replace(hour=14), ["aiko"])
+    add_event(demo_conn, "Aiko's offsite", monday_two, monday_two.replace(hour=14), ["aiko"])
     with pytest.raises(ToolError) as raised:
         find(tools, person="priya", also=["aiko"], minutes=60)
     text = str(raised.value)
@@ -92,8 +94,8 @@ def test_an_empty_week_says_whose_calendar_blocks_it(tools: CalendarTools, conn:
 # --- people as they really work ---------------------------------------------------------------
 
 
-def test_a_lunch_break_and_a_day_off_take_time_out(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    edit_person(conn, "priya", lunch=(time(14, 0), time(14, 30)), days=parse_days(["wed=off"]))
+def test_a_lunch_break_and_a_day_off_take_time_out(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    edit_person(demo_conn, "priya", lunch=(time(14, 0), time(14, 30)), days=parse_days(["wed=off"]))
     assert windows(find(tools, person="priya")) == ["Mon 2026-08-31 09:00-09:30", "Mon 2026-08-31 14:30-15:00"]
     booked = answer_call(
         tools,
@@ -109,13 +111,13 @@ def test_a_lunch_break_and_a_day_off_take_time_out(tools: CalendarTools, conn: s
     assert "both work 09:00-14:00, 14:30-17:00 Europe/London" in booked["content"]
 
 
-def test_hours_per_weekday_and_dates_off(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    edit_person(conn, "priya", days=parse_days(["mon=14:30-17:00"]), days_off=(date(2026, 9, 2),))
+def test_hours_per_weekday_and_dates_off(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    edit_person(demo_conn, "priya", days=parse_days(["mon=14:30-17:00"]), days_off=(date(2026, 9, 2),))
     assert windows(find(tools, person="priya")) == ["Mon 2026-08-31 14:30-15:00"]
 
 
-def test_a_buffer_keeps_time_free_around_meetings(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    edit_person(conn, "priya", buffer_minutes=15)  # her workshop ends at 14:00 Monday
+def test_a_buffer_keeps_time_free_around_meetings(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    edit_person(demo_conn, "priya", buffer_minutes=15)  # her workshop ends at 14:00 Monday
     found = windows(find(tools, person="priya"))
     assert "Mon 2026-08-31 14:15-15:00" in found
     assert "Mon 2026-08-31 09:00-09:30" not in found  # Weekly planning at 09:30 leaves her 15 minutes
@@ -132,20 +134,20 @@ def test_a_buffer_keeps_time_free_around_meetings(tools: CalendarTools, conn: sq
     assert "(within Priya Raman's 15-minute buffer)" in block["content"]
 
 
-def test_bad_hours_are_refused_with_an_example(conn: sqlite3.Connection) -> None:
+def test_bad_hours_are_refused_with_an_example(demo_conn: sqlite3.Connection) -> None:
     with pytest.raises(CalendarError, match="--day 'sat=10:00-12:00' is not WEEKDAY=HOURS"):
         parse_days(["sat=10:00-12:00"])
     with pytest.raises(CalendarError, match="buffer 500 is out of range"):
-        edit_person(conn, "priya", buffer_minutes=500)
+        edit_person(demo_conn, "priya", buffer_minutes=500)
     with pytest.raises(CalendarError, match="end before they start"):
-        edit_person(conn, "priya", lunch=(time(14, 0), time(13, 0)))
+        edit_person(demo_conn, "priya", lunch=(time(14, 0), time(13, 0)))
 
 
 # --- the owner's rules ---------------------------------------------------------------------
 
 
-def test_not_before_leaves_mornings_out_and_is_named(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    add_preference(conn, "No meetings before 10am", "not_before", "10:00")
+def test_not_before_leaves_mornings_out_and_is_named(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    add_preference(demo_conn, "No meetings before 10am", "not_before", "10:00")
     text = find(tools, person="priya")
     assert windows(text) == ["Mon 2026-08-31 14:00-15:00"]
     assert text.endswith("Your standing rules were applied: no meeting starts before 10:00 (preference #1).")
@@ -156,16 +158,16 @@ def test_not_before_leaves_mornings_out_and_is_named(tools: CalendarTools, conn:
         tools.run("create_event", early, "toolu_c", Deadline.after(5))
 
 
-def test_not_after_no_days_and_max_per_day(tools: CalendarTools, conn: sqlite3.Connection) -> None:
-    add_preference(conn, None, "not_after", "14:30")
+def test_not_after_no_days_and_max_per_day(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    add_preference(demo_conn, None, "not_after", "14:30")
     assert windows(find(tools, person="priya")) == [
         "Mon 2026-08-31 09:00-09:30",
         "Mon 2026-08-31 14:00-14:30",
         "Wed 2026-09-02 09:15-09:45",
     ]
-    add_preference(conn, "Keep Wednesdays for deep work", "no_days", "wed")
+    add_preference(demo_conn, "Keep Wednesdays for deep work", "no_days", "wed")
     assert windows(find(tools, person="priya")) == ["Mon 2026-08-31 09:00-09:30", "Mon 2026-08-31 14:00-14:30"]
-    add_preference(conn, None, "max_per_day", "3")  # Monday already has three of the owner's meetings
+    add_preference(demo_conn, None, "max_per_day", "3")  # Monday already has three of the owner's meetings
     with pytest.raises(ToolError) as raised:
         find(tools, person="priya")
     assert "What blocks it: your standing rules (" in str(raised.value)
@@ -182,14 +184,16 @@ def test_not_after_no_days_and_max_per_day(tools: CalendarTools, conn: sqlite3.C
         ("sometimes", "x", "unknown rule 'sometimes'"),
     ],
 )
-def test_a_bad_rule_is_refused(conn: sqlite3.Connection, rule: str, value: str, message: str) -> None:
+def test_a_bad_rule_is_refused(demo_conn: sqlite3.Connection, rule: str, value: str, message: str) -> None:
     with pytest.raises(CalendarError, match=message):
-        add_preference(conn, None, rule, value)
+        add_preference(demo_conn, None, rule, value)
 
 
-def test_a_week_of_days_off_says_so_and_names_the_next_week(tools: CalendarTools, conn: sqlite3.Connection) -> None:
+def test_a_week_of_days_off_says_so_and_names_the_next_week(
+    tools: CalendarTools, demo_conn: sqlite3.Connection
+) -> None:
     week = tuple(date(2026, 8, 31) + timedelta(days=offset) for offset in range(5))  # Monday to Friday
-    edit_person(conn, "priya", days_off=week)
+    edit_person(demo_conn, "priya", days_off=week)
     with pytest.raises(ToolError) as raised:
         find(tools, person="priya")
     assert "days off leave no day of that week when everyone works" in str(raised.value)

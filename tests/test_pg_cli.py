@@ -36,9 +36,11 @@ def test_seed_show_ask_and_list_on_a_postgresql_database(pg_url: str) -> None:
 def test_a_password_in_the_url_is_masked_in_db_path_and_in_errors() -> None:
     url = "postgresql://sam:s3cret@127.0.0.1:1/cal"  # nothing listens on port 1
     path = run_cli(["db", "path", "--db", url])
-    assert path.returncode == 0 and path.stdout.strip() == "postgresql://sam:***@127.0.0.1:1/cal"
+    assert path.returncode == 0
+    assert path.stdout.strip() == "postgresql://sam:***@127.0.0.1:1/cal"
     failed = run_cli(["calendar", "people"], env={"SCHEDULER_AGENT_DB": url})
     assert failed.returncode != 0
     assert "s3cret" not in failed.stdout + failed.stderr
     assert "postgresql://sam:***@127.0.0.1:1/cal" in failed.stderr
-    assert len(failed.stderr.strip().splitlines()) == 1 and "Traceback" not in failed.stderr
+    assert len(failed.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in failed.stderr

@@ -114,7 +114,8 @@ def test_fifty_bookings_of_one_slot_at_once_exactly_one_is_made(any_db: Path | s
     assert not [r for r in results if "crashed" in r]
     booked = [r for r in results if not r.get("is_error")]
     refused = [r for r in results if r.get("is_error")]
-    assert len(booked) == 1 and booked[0]["content"].startswith("Booked 'Roadmap' on Mon 2026-08-31 14:00-14:30")
+    assert len(booked) == 1
+    assert booked[0]["content"].startswith("Booked 'Roadmap' on Mon 2026-08-31 14:00-14:30")
     assert len(refused) == PROCESSES * THREADS - 1
     assert all(CONFLICT in r["content"] and "Nothing was booked" in r["content"] for r in refused)
     conn = db.open_db(any_db)
@@ -187,7 +188,8 @@ def test_a_race_the_checks_lose_still_gets_the_conflict_text(
     assert sorted(order) == ["early", "late"]  # both passed the free check before either wrote
     assert results["early"].get("is_error") is None
     assert results["late"].get("is_error") is True
-    assert CONFLICT in results["late"]["content"] and "Nothing was booked" in results["late"]["content"]
+    assert CONFLICT in results["late"]["content"]
+    assert "Nothing was booked" in results["late"]["content"]
     assert pg_conn.execute("SELECT count(*) FROM events WHERE title = 'Roadmap'").fetchone()[0] == 1
     assert [r[0] for r in pg_conn.execute("SELECT tool_use_id FROM bookings")] == ["toolu_early"]
     for conn in conns.values():
@@ -283,7 +285,8 @@ def test_ci_installs_postgresql_when_it_is_missing() -> None:
     command = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text().strip().splitlines()[-1]
     check, install = command.split(" || ", 1)
     assert "ls /usr/lib/postgresql/*/bin/initdb" in check
-    assert install.startswith("(apt-get update -qq && apt-get install -y -qq ") and " postgresql)" in install
+    assert install.startswith("(apt-get update -qq && apt-get install -y -qq ")
+    assert " postgresql)" in install
 
 
 def test_what_the_workers_need_claims_with_skip_locked_and_a_pool(pg_conn: Connection, pg_url: str) -> None:

@@ -8,13 +8,12 @@ from datetime import date, time
 from pathlib import Path
 
 import pytest
-from helpers import scripted_send
+from helpers import demo_clock, scripted_send
 
 from scheduler_agent.agent.errors import ModelUnavailable
 from scheduler_agent.agent.events import ignore
 from scheduler_agent.agent.prompt_loader import render
 from scheduler_agent.agent.session import Session, Settings, system_prompt
-from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.fixtures import export_fixture, load_fixture
 from scheduler_agent.calendar.people import edit_person
 from scheduler_agent.calendar.prefs import add_preference, remove_preference
@@ -27,17 +26,17 @@ from scheduler_agent.testing.scripted_server import Reply, text
 
 
 @pytest.fixture
-def conn(any_conn: Connection) -> Connection:
+def demo_conn(any_conn: Connection) -> Connection:
     """These tests run on SQLite and on PostgreSQL (conftest.py `any_conn`)."""
     return any_conn
 
 
-CLOCK = Clock.pinned_at(date(2026, 8, 27), time(9, 0), "Europe/London")
+CLOCK = demo_clock()
 BLOCK = "Standing preferences of Jordan Lee"
 
 
-def test_without_preferences_the_prompt_is_the_template_with_nothing_added(conn: sqlite3.Connection) -> None:
-    prompt = system_prompt(conn, CLOCK)
+def test_without_preferences_the_prompt_is_the_template_with_nothing_added(demo_conn: sqlite3.Connection) -> None:
+    prompt = system_prompt(demo_conn, CLOCK)
     assert BLOCK not in prompt
     assert "- priya: Priya Raman, Europe/London\n\nHow to work:" in prompt  # the people, then straight on
     people = (
@@ -56,32 +55,32 @@ def test_without_preferences_the_prompt_is_the_template_with_nothing_added(conn:
     assert prompt == expected
 
 
-def test_preferences_are_rendered_after_the_people(conn: sqlite3.Connection) -> None:
-    add_preference(conn, "No meetings before 10am", "not_before", "10:00")
-    add_preference(conn, "Prefer afternoons for 1:1s")
-    prompt = system_prompt(conn, CLOCK)
+def test_preferences_are_rendered_after_the_people(demo_conn: sqlite3.Connection) -> None:
+    add_preference(demo_conn, "No meetings before 10am", "not_before", "10:00")
+    add_preference(demo_conn, "Prefer afternoons for 1:1s")
+    prompt = system_prompt(demo_conn, CLOCK)
     assert (
         "- priya: Priya Raman, Europe/London\n\n"
         "Standing preferences of Jordan Lee (set with `calendar prefs`; follow them in every booking):\n"
         "- #1 No meetings before 10am [the tools check this: no meeting starts before 10:00]\n"
         "- #2 Prefer afternoons for 1:1s\n\nHow to work:"
     ) in prompt
-    remove_preference(conn, 1)
-    assert "#1" not in system_prompt(conn, CLOCK)
+    remove_preference(demo_conn, 1)
+    assert "#1" not in system_prompt(demo_conn, CLOCK)
 
 
-def test_a_new_turn_renders_them_again_and_a_resume_sends_the_stored_prompt(conn: sqlite3.Connection) -> None:
+def test_a_new_turn_renders_them_again_and_a_resume_sends_the_stored_prompt(demo_conn: sqlite3.Connection) -> None:
     with scripted_send([Reply([text("Hello.")]), OVERLOADED, Reply([text("Resumed.")])]) as (send, server):
-        session = Session(conn, CLOCK, send, Settings("claude-sonnet-5-5", 5), ignore)
+        session = Session(demo_conn, CLOCK, send, Settings("claude-sonnet-5-5", 5), ignore)
         session.store()
         session.ask("Hi")
         cid = session.cid  # the conversation is stored with its first turn
         assert cid is not None
-        add_preference(conn, "No meetings on Fridays", "no_days", "fri")
+        add_preference(demo_conn, "No meetings on Fridays", "no_days", "fri")
         with pytest.raises(ModelUnavailable):
             session.ask("Anything on Friday?")  # this new turn renders the prompt again: with the preference
-        add_preference(conn, "Never before 11", "not_before", "11:00")  # after the turn's prompt was stored
-        resumed = Session.stored(conn, cid, send, Settings("claude-sonnet-5-5", 5), ignore, None)
+        add_preference(demo_conn, "Never before 11", "not_before", "11:00")  # after the turn's prompt was stored
+        resumed = Session.stored(demo_conn, cid, send, Settings("claude-sonnet-5-5", 5), ignore, None)
         assert resumed.resume().text == "Resumed."
         first, second, third = (body["system"] for body in server.received)
     assert BLOCK not in first
@@ -90,19 +89,19 @@ def test_a_new_turn_renders_them_again_and_a_resume_sends_the_stored_prompt(conn
     assert "Never before 11" not in third
 
 
-def test_the_fixture_carries_preferences_and_real_hours(conn: sqlite3.Connection, tmp_path: Path) -> None:
+def test_the_fixture_carries_preferences_and_real_hours(demo_conn: sqlite3.Connection, tmp_path: Path) -> None:
     edit_person(
-        conn,
+        demo_conn,
         "priya",
         days=parse_days(["fri=off", "mon=10:00-16:00"]),
         days_off=(date(2026, 9, 3),),
         buffer_minutes=10,
         lunch=(time(12, 30), time(13, 30)),
     )
-    edit_person(conn, "you", buffer_minutes=5)
-    add_preference(conn, "No meetings before 10am", "not_before", "10:00")
-    add_preference(conn, "Keep it short")
-    fixture = export_fixture(conn)
+    edit_person(demo_conn, "you", buffer_minutes=5)
+    add_preference(demo_conn, "No meetings before 10am", "not_before", "10:00")
+    add_preference(demo_conn, "Keep it short")
+    fixture = export_fixture(demo_conn)
     assert fixture["people"][2] == {
         "key": "priya",
         "name": "Priya Raman",

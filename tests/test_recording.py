@@ -56,7 +56,8 @@ def test_ask_record_writes_a_cassette_that_replays_offline_with_no_secret(
     written = path.read_text()
     for leak in ("SECRET", "authorization", "x-api-key", "cookie", "organization", "x-stainless", "127.0.0.1"):
         assert leak not in written, leak
-    assert "Book Priya Monday 2pm" in written and "recorded from a live session" in written
+    assert "Book Priya Monday 2pm" in written
+    assert "recorded from a live session" in written
 
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("ANTHROPIC_BASE_URL")
@@ -78,10 +79,14 @@ def test_chat_record_keeps_every_input_and_the_exit_code(demo_db: Path, api, tmp
     result = runner.invoke(app, ["chat", "--record", str(path), "--db", str(demo_db)], input="hi\nbye\n")
     assert result.exit_code == 0, result.stderr
     setup = read_setup(path)
-    assert setup["inputs"] == ["hi", "bye"] and setup["exit_code"] == 0 and setup["kind"] == "recordable"
+    assert setup["inputs"] == ["hi", "bye"]
+    assert setup["exit_code"] == 0
+    assert setup["kind"] == "recordable"
     replayed = runner.invoke(app, ["replay", str(path)])
-    assert replayed.exit_code == 0 and replayed.stdout.splitlines() == ["Hello.", "Goodbye."]
-    assert "you> hi" in replayed.stderr and "you> bye" in replayed.stderr
+    assert replayed.exit_code == 0
+    assert replayed.stdout.splitlines() == ["Hello.", "Goodbye."]
+    assert "you> hi" in replayed.stderr
+    assert "you> bye" in replayed.stderr
 
 
 def test_record_cannot_continue_a_conversation(demo_db: Path, tmp_path: Path) -> None:
@@ -90,7 +95,8 @@ def test_record_cannot_continue_a_conversation(demo_db: Path, tmp_path: Path) ->
     from scheduler_agent.cli import app
 
     result = CliRunner().invoke(app, ["ask", "x", "-c", "--record", str(tmp_path / "r.yaml"), "--db", str(demo_db)])
-    assert result.exit_code == 2 and "--record starts a new conversation" in result.stderr
+    assert result.exit_code == 2
+    assert "--record starts a new conversation" in result.stderr
 
 
 def test_the_live_re_record_path_records_whatever_the_sdk_is_pointed_at(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -106,8 +112,10 @@ def test_the_live_re_record_path_records_whatever_the_sdk_is_pointed_at(tmp_path
         assert main(["--live", "no_mornings", "--out", str(tmp_path)]) == 0
     path = tmp_path / "no_mornings.yaml"
     setup = read_setup(path)
-    assert setup["replies"] == "recorded" and setup["how"] == "recorded against the real API"
-    assert SECRET not in path.read_text() and len(server.received) == 3
+    assert setup["replies"] == "recorded"
+    assert setup["how"] == "recorded against the real API"
+    assert SECRET not in path.read_text()
+    assert len(server.received) == 3
     monkeypatch.delenv("ANTHROPIC_BASE_URL")
     assert replay(path, report=lambda event: None).exit_code == 0
 

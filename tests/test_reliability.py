@@ -62,12 +62,15 @@ def test_two_resumes_at_once_one_runs_the_other_says_who_holds_it_exit_8(
     codes = sorted(code for code, _, _ in results)
     assert codes == [0, 8], results
     loser = next(err for code, _, err in results if code == 8)
-    assert "is being run elsewhere: process" in loser and "has held it since" in loser and "Traceback" not in loser
+    assert "is being run elsewhere: process" in loser
+    assert "has held it since" in loser
+    assert "Traceback" not in loser
     assert "UNIQUE constraint" not in loser
     assert len(slow_server.received) == 1  # the model was asked once
     conn = connect(path)
     messages = conversations.load(conn, cid)[1]
-    assert [m["role"] for m in messages] == ["user", "assistant"] and check(messages, mode="conversation") == []
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert check(messages, mode="conversation") == []
     assert lease.current(conn, cid) is None  # released when the turn ended
 
 
@@ -80,8 +83,10 @@ def test_the_lease_is_claimed_renewed_and_released_by_its_holder(
     held = lease.claim(conn, cid, other)
     with pytest.raises(lease.ConversationBusy, match=r"process 4242 on elsewhere.example has held it since") as busy:
         lease.claim(conn, cid, me)
-    assert busy.value.exit_code == 8 and held.since in str(busy.value)
-    assert lease.renew(conn, cid, other) and not lease.renew(conn, cid, me)
+    assert busy.value.exit_code == 8
+    assert held.since in str(busy.value)
+    assert lease.renew(conn, cid, other)
+    assert not lease.renew(conn, cid, me)
     lease.release(conn, cid, me)  # not mine: nothing happens
     assert lease.current(conn, cid) is not None
     lease.release(conn, cid, other)
@@ -156,7 +161,8 @@ def test_the_default_data_folder_is_made_0700_and_a_folder_the_person_has_is_nev
     from scheduler_agent.storage.db import data_dir, open_db
 
     open_db(None).close()
-    assert mode_of(data_dir()) == 0o700 and mode_of(data_dir() / "scheduler.db") == 0o600
+    assert mode_of(data_dir()) == 0o700
+    assert mode_of(data_dir() / "scheduler.db") == 0o600
     theirs = tmp_path / "theirs"
     theirs.mkdir(mode=0o755)
     theirs.chmod(0o755)
@@ -177,7 +183,8 @@ def test_dumps_and_cassettes_are_0600(demo_db: Path, api) -> None:  # type: igno
     args = ["ask", "hi", "--db", str(demo_db), "--dump-array-file", str(dump), "--record", str(cassette)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.stderr
-    assert mode_of(dump) == 0o600 and mode_of(cassette) == 0o600
+    assert mode_of(dump) == 0o600
+    assert mode_of(cassette) == 0o600
     assert "interactions" in cassette.read_text()
 
 
@@ -197,7 +204,8 @@ def test_a_path_in_a_missing_folder_is_refused_in_one_line_and_no_folder_is_made
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1, (result.stdout, result.stderr)
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
-    assert len(errors) == 1 and f"the folder {missing} does not exist" in errors[0]
+    assert len(errors) == 1
+    assert f"the folder {missing} does not exist" in errors[0]
     assert not (demo_db.parent / "no").exists()
 
 

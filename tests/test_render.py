@@ -77,9 +77,11 @@ def test_a_tool_call_is_one_line_with_its_result_under_it() -> None:
 def test_no_colour_and_no_spinner_when_not_a_terminal(terminal_env: None) -> None:
     out = io.StringIO()
     trace = Trace(out, usage=True)
-    assert trace.spinner is None and not trace.style.enabled
+    assert trace.spinner is None
+    assert not trace.style.enabled
     play(turn(streamed=False, result=FAILED), trace)
-    assert "\x1b[" not in out.getvalue() and "⠋" not in out.getvalue()
+    assert "\x1b[" not in out.getvalue()
+    assert "⠋" not in out.getvalue()
     assert "  ✗ No one called 'sam'" in out.getvalue().splitlines()
 
 
@@ -87,14 +89,17 @@ def test_no_colour_and_no_spinner_on_a_terminal_when_no_color_is_set(monkeypatch
     monkeypatch.setenv("NO_COLOR", "1")
     out = FakeTerminal()
     trace = Trace(out)
-    assert trace.spinner is None and not colour_for(out) and not spinner_for(out)
+    assert trace.spinner is None
+    assert not colour_for(out)
+    assert not spinner_for(out)
     play(turn(streamed=False, result=FAILED), trace)
     assert "\x1b[" not in out.getvalue()
 
 
 def test_force_color_colours_a_pipe_but_never_spins_there(terminal_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FORCE_COLOR", "1")
-    assert colour_for(io.StringIO()) and not spinner_for(io.StringIO())
+    assert colour_for(io.StringIO())
+    assert not spinner_for(io.StringIO())
     monkeypatch.setenv("FORCE_COLOR", "0")
     assert not colour_for(io.StringIO())
 
@@ -118,7 +123,8 @@ def test_the_spinner_turns_on_stderr_until_the_first_delta_and_is_erased(termina
     trace(TextDelta(1, "Priya"))
     assert not trace.spinner.running
     shown = out.getvalue()
-    assert "\r⠋ thinking" in shown and shown.endswith("\r\x1b[K")  # erased: the text starts on a clean line
+    assert "\r⠋ thinking" in shown
+    assert shown.endswith("\r\x1b[K")  # erased: the text starts on a clean line
     written = len(shown)
     time.sleep(0.2)
     assert len(out.getvalue()) == written  # nothing turns any more
@@ -129,7 +135,8 @@ def test_the_spinner_stops_at_the_reply_and_at_close(terminal_env: None) -> None
     trace = Trace(out)
     trace(RequestSent(1, REQUEST))
     trace(ReplyReceived(1, FINAL))
-    assert trace.spinner is not None and not trace.spinner.running
+    assert trace.spinner is not None
+    assert not trace.spinner.running
     trace(RequestSent(2, REQUEST))
     trace.close()  # a turn that ended by an exception (Ctrl-C, the API unavailable)
     assert not trace.spinner.running
@@ -147,7 +154,8 @@ def test_usage_lines_only_when_asked_with_a_total_per_turn() -> None:
     quiet, loud = io.StringIO(), io.StringIO()
     play(turn(streamed=False), Trace(quiet))
     play(turn(streamed=False), Trace(loud, estimated=True, usage=True))
-    assert "usage" not in quiet.getvalue() and "turn total" not in quiet.getvalue()
+    assert "usage" not in quiet.getvalue()
+    assert "turn total" not in quiet.getvalue()
     lines = loud.getvalue().splitlines()
     each = (
         "  usage: 100 input tokens (+50 read from cache, +5 written to it), 20 output "
@@ -188,8 +196,11 @@ def test_on_one_screen_the_trace_waits_for_the_streamed_line_to_end(terminal_env
     screen = io.StringIO()  # stdout and stderr on the same terminal
     play(turn(streamed=True), Trace(screen, usage=True, spinner=False), Answers(screen))
     lines = screen.getvalue().splitlines()
-    assert lines[1] == "Let me look." and lines[2].startswith("  usage: ") and lines[3].startswith("  → ")
-    assert lines[-3] == ANSWER and lines[-1].startswith("turn total")
+    assert lines[1] == "Let me look."
+    assert lines[2].startswith("  usage: ")
+    assert lines[3].startswith("  → ")
+    assert lines[-3] == ANSWER
+    assert lines[-1].startswith("turn total")
 
 
 def test_answers_ends_an_interrupted_line_on_close() -> None:

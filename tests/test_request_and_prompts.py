@@ -42,7 +42,8 @@ SYSTEM_VALUES = {
 def test_the_system_prompt_renders_every_placeholder() -> None:
     prompt = render("system.md", **SYSTEM_VALUES)
     assert "$" not in prompt
-    assert "Today is Thursday 2026-08-27" in prompt and "Monday 2026-08-31" in prompt
+    assert "Today is Thursday 2026-08-27" in prompt
+    assert "Monday 2026-08-31" in prompt
 
 
 def test_a_missing_placeholder_fails_loudly() -> None:
@@ -58,7 +59,8 @@ def test_a_value_no_placeholder_uses_fails_loudly() -> None:
 
 
 def test_tool_definitions_are_a_prompt_file() -> None:
-    assert '"find_free_slots"' in read_prompt("tools.json") and '"create_event"' in read_prompt("tools.json")
+    assert '"find_free_slots"' in read_prompt("tools.json")
+    assert '"create_event"' in read_prompt("tools.json")
 
 
 def test_the_default_model_is_current_in_the_sdk() -> None:

@@ -46,7 +46,8 @@ def test_a_trusted_prefix_gives_the_whole_walks_answer_examining_only_the_last_r
         assert found == check(whole, mode="request")
         assert checker.examined <= 3 + len(tail)  # the last round of the prefix, then the tail
     warned = check([*messages, *later[:2]], mode="request")
-    assert [v.level for v in warned] == ["warning"] and "first at messages[7].content[1]" in warned[0].cause
+    assert [v.level for v in warned] == ["warning"]
+    assert "first at messages[7].content[1]" in warned[0].cause
 
 
 def test_no_mark_walks_it_all() -> None:
@@ -137,7 +138,8 @@ def test_conversations_show_writes_its_lines_in_one_call(demo_db: Path, monkeypa
     assert result.exit_code == 0, result.output
     assert len(writes) == 1
     assert "[0] user      When is Priya free?" in writes[0]
-    assert '→ find_free_slots(person="priya")  [toolu_w1]' in writes[0] and "Monday 14:00." in writes[0]
+    assert '→ find_free_slots(person="priya")  [toolu_w1]' in writes[0]
+    assert "Monday 14:00." in writes[0]
 
 
 def test_the_lease_is_renewed_with_a_write_only_once_a_tenth_of_it_has_passed(demo_db: Path) -> None:

@@ -37,14 +37,16 @@ def stored(path: Path, cid: int = 1) -> list[dict]:  # type: ignore[type-arg]
 def test_ask_stores_the_list_as_sent_and_prints_its_id(demo_db: Path, api: Serve) -> None:
     server = api([Reply([FIND], "tool_use"), Reply([text("Monday 14:00 is free.")])])
     result = invoke("ask", "When is Priya free?", "--db", str(demo_db), *TODAY)
-    assert result.exit_code == 0 and "conversation 1" in result.stderr
+    assert result.exit_code == 0
+    assert "conversation 1" in result.stderr
     assert stored(demo_db) == [
         *server.received[-1]["messages"],
         {"role": "assistant", "content": [text("Monday 14:00 is free.")]},
     ]
     record, _ = conversations.load(db.connect(demo_db), 1)
     assert record.context.system == server.received[0]["system"]  # what else the API saw, kept with the list
-    assert record.context.tools == server.received[0]["tools"] and record.clock_pin is not None
+    assert record.context.tools == server.received[0]["tools"]
+    assert record.clock_pin is not None
 
 
 def test_continue_sends_the_stored_list_with_the_new_turn(demo_db: Path, api: Serve) -> None:
@@ -53,24 +55,29 @@ def test_continue_sends_the_stored_list_with_the_new_turn(demo_db: Path, api: Se
     assert invoke("ask", "and again", "-c", "--db", str(demo_db)).exit_code == 0
     second = server.received[1]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
-    assert second[0]["content"][0]["text"] == "hi" and second[2]["content"][0]["text"] == "and again"
+    assert second[0]["content"][0]["text"] == "hi"
+    assert second[2]["content"][0]["text"] == "and again"
     assert "Today is Thursday 2026-08-27" in server.received[1]["system"]  # the stored clock pin holds
     assert invoke("ask", "third", "--cid", "1", "--db", str(demo_db)).exit_code == 0
-    assert len(server.received[2]["messages"]) == 5 and len(stored(demo_db)) == 6
+    assert len(server.received[2]["messages"]) == 5
+    assert len(stored(demo_db)) == 6
 
 
 def test_no_store_keeps_nothing(demo_db: Path, api: Serve) -> None:
     api([Reply([text("ok")])])
     result = invoke("ask", "hi", "--no-store", "--db", str(demo_db), *TODAY)
-    assert result.exit_code == 0 and "conversation" not in result.stderr
+    assert result.exit_code == 0
+    assert "conversation" not in result.stderr
     assert conversations.latest_id(db.connect(demo_db)) is None
     clash = invoke("ask", "hi", "--no-store", "-c", "--db", str(demo_db))
-    assert clash.exit_code == 2 and "--no-store cannot continue" in clash.stderr
+    assert clash.exit_code == 2
+    assert "--no-store cannot continue" in clash.stderr
 
 
 def test_continue_with_nothing_stored_is_one_line(demo_db: Path) -> None:
     result = invoke("ask", "hi", "-c", "--db", str(demo_db))
-    assert result.exit_code == 1 and "No stored conversation to continue" in result.stderr
+    assert result.exit_code == 1
+    assert "No stored conversation to continue" in result.stderr
     assert invoke("conversations", "show", "9", "--db", str(demo_db)).exit_code == 1
 
 
@@ -84,11 +91,14 @@ def test_show_json_is_the_array_exactly_and_lint_reads_it(demo_db: Path, api: Se
     assert invoke("lint", str(array)).exit_code == 0
     array.write_text(json.dumps(stored(demo_db)[:2]))  # ends with an unanswered call: interrupted
     linted = invoke("lint", str(array))
-    assert linted.exit_code == 6 and "toolu_s1" in linted.stdout
+    assert linted.exit_code == 6
+    assert "toolu_s1" in linted.stdout
     human = invoke("conversations", "show", "1", "--db", str(demo_db))
-    assert "4 entries · complete" in human.stdout and '→ find_free_slots(person="priya"' in human.stdout
+    assert "4 entries · complete" in human.stdout
+    assert '→ find_free_slots(person="priya"' in human.stdout
     listed = invoke("conversations", "list", "--db", str(demo_db))
-    assert listed.stdout.split()[0] == "1" and "find" in listed.stdout
+    assert listed.stdout.split()[0] == "1"
+    assert "find" in listed.stdout
     assert invoke("conversations", "delete", "1", "--db", str(demo_db)).exit_code == 0
     assert invoke("conversations", "show", "1", "--db", str(demo_db)).exit_code == 1
 
@@ -102,14 +112,17 @@ def test_lint_finds_the_article_bug_in_a_file(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(broken))
     result = invoke("lint", str(path))
-    assert result.exit_code == 1 and "messages[1]" in result.stdout and "unexpected `tool_use_id`" in result.stdout
+    assert result.exit_code == 1
+    assert "messages[1]" in result.stdout
+    assert "unexpected `tool_use_id`" in result.stdout
 
 
 def test_resume_of_a_complete_conversation_says_so(demo_db: Path, api: Serve) -> None:
     api([Reply([text("ok")])])
     invoke("ask", "hi", "--db", str(demo_db), *TODAY)
     result = invoke("resume", "1", "--db", str(demo_db))
-    assert result.exit_code == 1 and "is complete: nothing to resume" in result.stderr
+    assert result.exit_code == 1
+    assert "is complete: nothing to resume" in result.stderr
 
 
 def test_resume_after_the_bound_continues_the_same_turn(demo_db: Path, api: Serve) -> None:
@@ -117,7 +130,8 @@ def test_resume_after_the_bound_continues_the_same_turn(demo_db: Path, api: Serv
     first = invoke("ask", "find", "--max-iterations", "1", "--db", str(demo_db), *TODAY)
     assert first.exit_code == 3
     second = invoke("resume", "1", "--db", str(demo_db))
-    assert second.exit_code == 0 and second.stdout.strip() == "Monday at 14:00."
+    assert second.exit_code == 0
+    assert second.stdout.strip() == "Monday at 14:00."
     assert [len(body["messages"]) for body in server.received] == [1, 3]
 
 
@@ -130,9 +144,11 @@ def test_counters_count_retries_exhausted_and_restarts(demo_db: Path, api: Serve
     assert stored(demo_db) == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]  # waiting, resumable
     assert invoke("resume", "1", "--db", str(demo_db)).exit_code == 0
     shown = invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
-    assert "model retries exhausted 1" in shown and "process restarts 1" in shown
+    assert "model retries exhausted 1" in shown
+    assert "process restarts 1" in shown
     stats = invoke("stats", "--db", str(demo_db)).stdout
-    assert "model retries exhausted:     1" in stats and "process restarts (resumes):  1" in stats
+    assert "model retries exhausted:     1" in stats
+    assert "process restarts (resumes):  1" in stats
 
 
 def test_a_tool_past_its_deadline_is_counted_and_says_nothing_was_booked(
@@ -145,11 +161,9 @@ def test_a_tool_past_its_deadline_is_counted_and_says_nothing_was_booked(
     result = invoke("ask", "book", "--yes", "--tool-deadline", "1", "--db", str(demo_db), *TODAY)
     assert result.exit_code == 0, result.stderr
     answer = server.received[1]["messages"][2]["content"][0]
-    assert (
-        answer["is_error"]
-        and "timed out after 1 seconds" in answer["content"]
-        and "Nothing was booked" in answer["content"]
-    )
+    assert answer["is_error"]
+    assert "timed out after 1 seconds" in answer["content"]
+    assert "Nothing was booked" in answer["content"]
     assert "tools past their deadline 1" in invoke("conversations", "show", "1", "--db", str(demo_db)).stdout
     count = sqlite3.connect(demo_db).execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'")
     assert count.fetchone()[0] == 0
@@ -227,5 +241,6 @@ def test_resume_sends_the_body_the_first_process_would_have_sent(demo_db: Path, 
     assert invoke("ask", "find", *flags, "--max-iterations", "1", "--db", str(demo_db), *TODAY).exit_code == 3
     assert invoke("resume", "1", "--db", str(demo_db)).exit_code == 0
     first, resumed = server.received
-    assert resumed.get("stream", False) is stream and first.get("stream", False) is stream
+    assert resumed.get("stream", False) is stream
+    assert first.get("stream", False) is stream
     assert {k: v for k, v in resumed.items() if k != "messages"} == {k: v for k, v in first.items() if k != "messages"}

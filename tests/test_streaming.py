@@ -93,8 +93,10 @@ def test_a_key_the_start_lacks_takes_its_unstreamed_place_and_usage_counts_are_r
     ]
     message = assemble(events)
     assert list(message) == ["id", "type", "role", "model", "content", "stop_reason", "stop_details", "usage"]
-    assert message["usage"] == {"input_tokens": 9, "output_tokens": 7} and message["content"] == [text("hi")]
-    assert start["content"] == [] and start["usage"]["output_tokens"] == 1  # the events are left as they came
+    assert message["usage"] == {"input_tokens": 9, "output_tokens": 7}
+    assert message["content"] == [text("hi")]
+    assert start["content"] == []
+    assert start["usage"]["output_tokens"] == 1  # the events are left as they came
 
 
 def test_an_event_stream_body_round_trips_through_the_cassette_format_unchanged() -> None:
@@ -104,19 +106,24 @@ def test_an_event_stream_body_round_trips_through_the_cassette_format_unchanged(
         "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": body}},
     }
     written = ReadableYaml.serialize({"version": 1, "interactions": [interaction]})
-    assert "string: |" in written and "\n        event: content_block_delta\n" in written
+    assert "string: |" in written
+    assert "\n        event: content_block_delta\n" in written
     assert ReadableYaml.deserialize(written)["interactions"][0]["response"]["body"]["string"] == body
 
 
 def test_the_server_streams_each_block_in_a_few_pieces_with_a_ping() -> None:
     events = REPLIES["text_and_call"].events(request(), 1)
     names = [name for name, _ in events]
-    assert names[0] == "message_start" and names[-2:] == ["message_delta", "message_stop"] and "ping" in names
+    assert names[0] == "message_start"
+    assert names[-2:] == ["message_delta", "message_stop"]
+    assert "ping" in names
     deltas = [data["delta"] for name, data in events if name == "content_block_delta"]
     assert len([d for d in deltas if d["type"] == "text_delta"]) > 1
     assert len([d for d in deltas if d["type"] == "input_json_delta"]) > 1
     start = events[0][1]["message"]
-    assert start["content"] == [] and start["stop_reason"] is None and start["usage"]["output_tokens"] == 1
+    assert start["content"] == []
+    assert start["stop_reason"] is None
+    assert start["usage"]["output_tokens"] == 1
 
 
 def test_a_stream_that_ends_before_message_stop_gives_no_message() -> None:
@@ -137,13 +144,15 @@ def test_streaming_through_the_sdk_sends_the_request_as_built_and_returns_the_un
     with served([reply, reply]) as (server, pieces, api):
         streamed = api.send(sent)
         plain = api.send(request(stream=False))
-    assert sent["stream"] is True and list(sent).index("stream") == list(sent).index("system") - 1
+    assert sent["stream"] is True
+    assert list(sent).index("stream") == list(sent).index("system") - 1
     assert exact(server.received[0]) == exact(sent)  # the HTTP body IS the request dict, "stream": true and all
     assert "stream" not in server.received[1]
     assert pieces == [
         p["delta"]["text"] for n, p in reply.events(sent, 1) if n == "content_block_delta" and "text" in p["delta"]
     ]
-    assert "".join(pieces) == "Let me look that up." and len(pieces) > 1  # in order, in pieces
+    assert "".join(pieces) == "Let me look that up."
+    assert len(pieces) > 1  # in order, in pieces
     assert exact(streamed["content"]) == exact(plain["content"])
     assert exact({**streamed, "id": ""}) == exact({**plain, "id": ""})  # the whole message, usage included
 
@@ -158,7 +167,8 @@ def test_the_sdk_stream_helper_agrees_on_the_values_but_not_on_the_key_order() -
             theirs: JSON = stream.get_final_message().to_dict()
     assert theirs["content"] == ours["content"]  # equal as dicts ...
     assert exact(theirs["content"]) != exact(ours["content"])  # ... but not as the API wrote them
-    assert list(theirs["content"][0]) == ["text", "type"] and list(ours["content"][0]) == ["type", "text"]
+    assert list(theirs["content"][0]) == ["text", "type"]
+    assert list(ours["content"][0]) == ["type", "text"]
 
 
 @pytest.fixture
@@ -196,10 +206,12 @@ def assistant_turns(messages: list[JSON]) -> list[JSON]:
 def test_a_tool_call_streamed_as_json_pieces_is_assembled_and_run(calendar: tuple[CalendarTools, str]) -> None:
     replies = [REPLIES["text_and_call"], Reply([text("Priya is free Monday 14:00-15:00.")])]
     messages, events, received = run_streamed(replies, *calendar)
-    assert all(body["stream"] is True for body in received) and len(received) == 2
+    assert all(body["stream"] is True for body in received)
+    assert len(received) == 2
     assert exact(messages[1]["content"]) == exact(REPLIES["text_and_call"].content)
     answered = [e for e in events if isinstance(e, ToolAnswered)]
-    assert len(answered) == 1 and "Mon 2026-08-31 14:00-15:00" in answered[0].result["content"]
+    assert len(answered) == 1
+    assert "Mon 2026-08-31 14:00-15:00" in answered[0].result["content"]
     deltas = [e for e in events if isinstance(e, TextDelta)]
     assert "".join(d.text for d in deltas if d.iteration == 1) == "Let me look that up."
     assert "".join(d.text for d in deltas if d.iteration == 2) == "Priya is free Monday 14:00-15:00."
@@ -240,7 +252,9 @@ def test_an_invalid_request_error_in_the_stream_is_a_request_failure() -> None:
 def test_an_error_before_the_stream_is_json_and_retried_as_for_any_request() -> None:
     with served([OVERLOADED, REPLIES["text"]], max_retries=2) as (server, pieces, api):
         reply = api.send(request())
-    assert len(server.received) == 2 and reply["stop_reason"] == "end_turn" and "".join(pieces).startswith("Booked")
+    assert len(server.received) == 2
+    assert reply["stop_reason"] == "end_turn"
+    assert "".join(pieces).startswith("Booked")
     exhausted = pytest.raises(ModelUnavailable, match=r"unavailable \(529: Overloaded\) after 2 retries")
     with served([OVERLOADED, OVERLOADED, OVERLOADED], max_retries=2) as (_, _, api), exhausted:
         api.send(request())
@@ -274,7 +288,8 @@ def test_sse_responses_are_recorded_readably_and_replay(tmp_path: Path) -> None:
         recorded = api.send(request())
     interaction = yaml.safe_load(path.read_text())["interactions"][0]
     body = interaction["response"]["body"]["string"]
-    assert isinstance(body, str) and body.startswith("event: message_start\ndata: {")  # the wire text, as it came
+    assert isinstance(body, str)
+    assert body.startswith("event: message_start\ndata: {")  # the wire text, as it came
     assert "\n      string: |" in path.read_text()  # a block of lines, not an escaped one-line string
     assert interaction["response"]["headers"]["content-type"] == ["text/event-stream; charset=utf-8"]
     assert interaction["request"]["body"]["json"]["stream"] is True  # the request is a structure, as ever
@@ -283,7 +298,8 @@ def test_sse_responses_are_recorded_readably_and_replay(tmp_path: Path) -> None:
         pieces: list[str] = []
         again = ModelAPI(client, on_text=pieces.append).send(request())
         played.check_all_played()
-    assert exact(again) == exact(recorded) and pieces == recorded_pieces
+    assert exact(again) == exact(recorded)
+    assert pieces == recorded_pieces
 
 
 def test_settings_of_reads_stream_from_the_setup() -> None:
@@ -310,12 +326,15 @@ def test_the_streamed_lesson_replays_streaming_and_equals_the_canonical_list(tmp
     events: list[Event] = []
     result = replay(STREAMED, report=events.append, keep_db=tmp_path / "streamed")
     canonical = replay(cassettes_dir() / "no_mornings.yaml", report=lambda event: None, keep_db=tmp_path / "nm")
-    assert result.exit_code == 0 and read_setup(STREAMED)["options"]["stream"] is True
+    assert result.exit_code == 0
+    assert read_setup(STREAMED)["options"]["stream"] is True
     requests = [e.request for e in events if isinstance(e, RequestSent)]
-    assert [len(r["messages"]) for r in requests] == [1, 3, 5] and all(r["stream"] is True for r in requests)
+    assert [len(r["messages"]) for r in requests] == [1, 3, 5]
+    assert all(r["stream"] is True for r in requests)
     assert exact(result.messages) == exact(canonical.messages)  # every turn, the assistant's included, exactly
     deltas = [e for e in events if isinstance(e, TextDelta)]
-    assert len(deltas) > 1 and {d.iteration for d in deltas} == {3}
+    assert len(deltas) > 1
+    assert {d.iteration for d in deltas} == {3}
     assert "".join(d.text for d in deltas) == result.outcomes[-1].text
 
 

@@ -106,7 +106,8 @@ def test_a_chat_in_a_real_terminal_streams_and_asks_before_booking(
             assert QUESTION in asked
             terminal.type("y")
             screen = terminal.wait_for(lambda s: ANSWER in s and s.rstrip().endswith("you>"))  # answer, then prompt
-            assert "→ create_event(" in screen and "Event id: 29" in screen
+            assert "→ create_event(" in screen
+            assert "Event id: 29" in screen
             terminal.type("/quit")
             terminal.wait_for(lambda s: "you> /quit" in s)
         finally:
@@ -182,7 +183,9 @@ def test_ctrl_c_at_the_prompt_clears_the_line_and_a_second_leaves_without_a_trac
             screen = terminal.wait_for("EXIT=")
         finally:
             terminal.close()
-    assert "EXIT=130" in screen and "Traceback" not in screen and "Exception ignored" not in screen
+    assert "EXIT=130" in screen
+    assert "Traceback" not in screen
+    assert "Exception ignored" not in screen
     assert stored_user_texts(demo_db) == ["hello"]  # the half-typed line was never sent
 
 
@@ -222,7 +225,8 @@ def test_a_piped_request_asks_its_approval_on_the_terminal(
             screen = terminal.wait_for("EXIT=")
         finally:
             terminal.close()
-    assert "EXIT=0" in screen and "Booked Monday 14:00." in screen
+    assert "EXIT=0" in screen
+    assert "Booked Monday 14:00." in screen
     assert server.received[0]["messages"][0]["content"][0]["text"] == "Book Priya Monday 2pm"
     conn = sqlite3.connect(demo_db)
     assert conn.execute("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_tty_p1'").fetchone() == (1,)

@@ -26,7 +26,8 @@ def test_the_cut_keeps_the_first_turn_and_never_splits_a_call_from_its_result() 
     view = trimmed(messages, estimate_tokens(messages) // 2)
     assert view[0] is messages[0]
     assert estimate_tokens(view) <= estimate_tokens(messages) // 2
-    assert view[-4:] == messages[-4:] and len(view) % 2 == 1
+    assert view[-4:] == messages[-4:]
+    assert len(view) % 2 == 1
     for index in range(1, len(view), 2):
         assert view[index]["role"] == "assistant"
         assert view[index + 1]["content"][0]["tool_use_id"] == view[index]["content"][0]["id"]

@@ -42,7 +42,8 @@ def sent_text(trace, request) -> str:  # type: ignore[no-untyped-def]
 def test_forgotten_rule_request_three_sends_only_the_new_turn_and_the_rule_is_gone() -> None:
     trace = from_cassette(lesson_path("forgotten_rule"))
     assert [len(r.indices) for r in trace.requests] == [1, 3, 1, 3]
-    assert [r.turn for r in trace.requests] == [1, 1, 2, 2] and [r.iteration for r in trace.requests] == [1, 2, 1, 2]
+    assert [r.turn for r in trace.requests] == [1, 1, 2, 2]
+    assert [r.iteration for r in trace.requests] == [1, 2, 1, 2]
     third = trace.requests[2]
     assert third.dropped() == [(0, 3)]  # turn 1 and its answer were trimmed away
     assert ["10am" in sent_text(trace, r) for r in trace.requests] == [True, True, False, False]
@@ -68,7 +69,8 @@ def test_tokens_split_into_new_resent_and_cached_and_sum_to_the_usage() -> None:
     rows = [figures(r) for r in trace.requests]
     assert [row.total for row in rows] == [1846, 1963, 2065]  # the usage the replies reported
     assert all(row.new + row.resent + row.cached == row.total for row in rows)
-    assert rows[0].new == 1846 and rows[1].resent > rows[1].new > 0  # request 2 mostly resends request 1
+    assert rows[0].new == 1846
+    assert rows[1].resent > rows[1].new > 0  # request 2 mostly resends request 1
     assert sum(row.new for row in rows) < sum(row.total for row in rows) / 2
 
 
@@ -76,9 +78,11 @@ def test_price_of_an_unknown_model_is_none_never_zero() -> None:
     usage = {"input_tokens": 1_000_000, "output_tokens": 0}
     assert price_of("no-such-model-1", usage) is None
     known = price_of("claude-sonnet-5-5", usage)
-    assert known is not None and known > 0
+    assert known is not None
+    assert known > 0
     cached = price_of("claude-sonnet-5-5", {"input_tokens": 0, "cache_read_input_tokens": 1_000_000})
-    assert cached is not None and 0 < cached < known  # cache reads bill below fresh input
+    assert cached is not None
+    assert 0 < cached < known  # cache reads bill below fresh input
 
 
 class Tags(HTMLParser):
@@ -121,7 +125,8 @@ def test_the_page_is_self_contained_and_its_policy_allows_only_its_own_script_an
     page = build_page(from_cassette(lesson_path("forgotten_rule")))
     tags = Tags()
     tags.feed(page)
-    assert len(tags.scripts) == 1 and tags.scripts[0][0] == {}  # one inline script, no src
+    assert len(tags.scripts) == 1
+    assert tags.scripts[0][0] == {}  # one inline script, no src
     assert tags.meta_csp is not None
     directives = dict(part.strip().split(" ", 1) for part in tags.meta_csp.split(";"))
     assert directives["default-src"] == "'none'"
@@ -153,7 +158,8 @@ def test_a_script_in_a_tool_result_and_an_event_title_is_escaped(booked_with_pay
     assert PAYLOAD in messages[2]["content"][0]["content"]  # the booking result names the event's title
     for trace in (from_conversation(conn, 1), from_dump(dump)):
         page = build_page(trace)
-        assert "<script>alert" not in page and page.count("<script") == 1
+        assert "<script>alert" not in page
+        assert page.count("<script") == 1
         assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
@@ -162,7 +168,8 @@ def test_view_a_stored_conversation_with_real_usage_and_its_cost(booked_with_pay
     out = tmp_path / "c1.html"
     result = invoke("view", "1", "--db", str(database), "-o", str(out))
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.strip() == str(out) and out.stat().st_mode & 0o777 == 0o600
+    assert result.stdout.strip() == str(out)
+    assert out.stat().st_mode & 0o777 == 0o600
     trace = from_conversation(db.connect(database), 1)
     assert [len(r.indices) for r in trace.requests] == [1, 3]
     assert not any(r.usage_estimated for r in trace.requests)  # the usage the server reported, as stored
@@ -181,7 +188,8 @@ def test_an_unknown_model_shows_no_price_never_zero(demo_db: Path, api, tmp_path
     out = tmp_path / "c.html"
     assert invoke("view", "1", "--db", str(demo_db), "-o", str(out)).exit_code == 0
     page = out.read_text()
-    assert "no price" in page and "$0.0000" not in page
+    assert "no price" in page
+    assert "$0.0000" not in page
 
 
 def test_view_a_dump_marks_every_token_count_as_an_estimate(tmp_path: Path) -> None:
@@ -217,12 +225,15 @@ def test_grammar_findings_and_a_changed_system_prompt_are_shown_where_they_are(t
     trace = from_dump(broken)
     assert [r.system_version for r in trace.requests] == [0, 0, 1]
     finding = trace.findings[0]
-    assert finding.request == 2 and finding.block == 0 and "is_error" in finding.cause
+    assert finding.request == 2
+    assert finding.block == 0
+    assert "is_error" in finding.cause
     page = build_page(trace)
     entry = page[page.index(f'id="e{finding.entry}"') :]
     entry = entry[: entry.index('<div class="entry ')]  # up to the next entry
     assert entry.index('class="block tool_result error"') < entry.index('class="finding error"')  # in its block
-    assert "changed at request 3" in page and 'class="is-error"' in page
+    assert "changed at request 3" in page
+    assert 'class="is-error"' in page
 
 
 def test_bad_sources_get_one_line(tmp_path: Path, demo_db: Path) -> None:
@@ -274,7 +285,8 @@ def test_a_thousand_entry_conversation_page_grows_linearly(tmp_path: Path) -> No
         assert invoke("view", "1", "--db", str(database), "-o", str(out)).exit_code == 0
         sizes[entries] = out.stat().st_size
     trace = from_conversation(db.connect(tmp_path / "1001.db"), 1)
-    assert len(trace.entries) == 1001 and len(trace.requests) == 500
+    assert len(trace.entries) == 1001
+    assert len(trace.requests) == 500
     assert sum(len(r.indices) for r in trace.requests) == 250_000  # what a page holding every array would repeat
     # Linear: each step of 250 then 500 entries adds the same bytes per entry (a square would double it).
     per_entry_low = (sizes[501] - sizes[251]) / 250

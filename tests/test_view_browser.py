@@ -71,11 +71,13 @@ def test_clicking_a_request_expands_its_whole_array_with_the_new_entries_marked(
     array = browser.find_element(By.CSS_SELECTOR, "#r3 .array")
     assert not array.is_displayed()
     details = open_request(browser, 3)
-    assert details.get_attribute("open") is not None and array.is_displayed()
+    assert details.get_attribute("open") is not None
+    assert array.is_displayed()
     entries = array.find_elements(By.CSS_SELECTOR, ":scope > .entry")
     assert [e.get_attribute("data-e") for e in entries] == ["0", "1", "2", "3", "4"]  # the 5 entries it sent
     assert [e.get_attribute("data-e") for e in entries if "new" in e.get_attribute("class").split()] == ["3", "4"]
-    assert "Nothing before 10am" in entries[0].text and entries[0].is_displayed()
+    assert "Nothing before 10am" in entries[0].text
+    assert entries[0].is_displayed()
 
 
 def test_hovering_a_tool_use_highlights_its_result(browser: Any, tmp_path: Path) -> None:
@@ -178,7 +180,8 @@ def test_a_thousand_entry_conversation_opens_and_searches_in_the_browser(browser
     browser.get(page_of(tmp_path, "1", "--db", str(database)))
     assert len(css(browser, "svg.chart g.bar")) == len(css(browser, "details.request")) == 500
     marks = search(browser, "nothing before 10am")  # the person's first turn is in every array
-    assert len(marks) == 500 and set(marks.values()) == {"✓ present"}
+    assert len(marks) == 500
+    assert set(marks.values()) == {"✓ present"}
     assert set(search(browser, "w999").values()) == {"✗ missing"}  # the last result was never sent
     details = open_request(browser, 500)
     assert len(details.find_elements(By.CSS_SELECTOR, ".array > .entry")) == 999

@@ -86,8 +86,10 @@ def test_a_submitted_turn_is_stored_at_once_and_run_by_a_worker_as_ask(store: Lo
     for n, cid in enumerate(ids):
         record, messages = conversations.load(conn, cid)
         assert messages[0] == {"role": "user", "content": [{"type": "text", "text": request_text(n)}]}
-        assert conversation_state(messages) == "complete" and check(messages, mode="conversation") == []
-        assert len(messages) == 6 and booked(conn, n) == 1
+        assert conversation_state(messages) == "complete"
+        assert check(messages, mode="conversation") == []
+        assert len(messages) == 6
+        assert booked(conn, n) == 1
         assert record.counters["restarts"] == 0  # a first run is not a restart
         status = queue.status(conn, cid)
         assert (status.state, status.exit_code, status.answer) == ("done", 0, f"Booked slot {n}.")
@@ -105,15 +107,18 @@ def test_a_turn_whose_worker_vanished_is_taken_up_once_its_lease_lapses(
     assert queue.claim(conn, gone) is not None
     assert queue.claim(conn, queue.worker_holder(0, 1, 30.0)) is None  # its lease holds: nobody disturbs it
     held = lease.current(conn, cid)
-    assert held is not None and not queue.lapsed(held.holder, held.expires)
+    assert held is not None
+    assert not queue.lapsed(held.holder, held.expires)
     threading.Event().wait(1.2)
     assert queue.lapsed(held.holder, held.expires)
 
     run_worker(store, server, concurrency=1)
 
     record, messages = conversations.load(conn, cid)
-    assert conversation_state(messages) == "complete" and check(messages, mode="conversation") == []
-    assert booked(conn, 0) == 1 and record.counters["restarts"] == 0  # it had not begun: a first run
+    assert conversation_state(messages) == "complete"
+    assert check(messages, mode="conversation") == []
+    assert booked(conn, 0) == 1
+    assert record.counters["restarts"] == 0  # it had not begun: a first run
     assert conn.execute("SELECT claims FROM work_queue WHERE conversation_id = ?", (cid,)).fetchone()[0] == 2
     assert lease.current(conn, cid) is None  # released at the end
 
@@ -129,7 +134,9 @@ def test_a_live_lease_is_not_taken_and_a_dead_local_process_s_lease_is(store: Lo
     dead = lease.Holder(f"{here}#3", 2**22 + 12345, lease_seconds=60)  # no such process
     assert queue.claim(conn, dead) is not None
     taken = queue.claim(conn, queue.worker_holder(1, 1, 30))
-    assert taken is not None and taken.cid == cid and taken.claims == 3
+    assert taken is not None
+    assert taken.cid == cid
+    assert taken.claims == 3
 
 
 def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(store: Location, server: ScriptedServer) -> None:
@@ -139,7 +146,8 @@ def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(store: Location
     assert queue.status(conn, cid).state == "needs-approval"
     assert any("waits for approval of toolu_s1_book" in line for line in said)
     _, messages = conversations.load(conn, cid)
-    assert conversation_state(messages) == "interrupted" and booked(conn, 1) == 0  # ends with the unanswered call
+    assert conversation_state(messages) == "interrupted"
+    assert booked(conn, 1) == 0  # ends with the unanswered call
     waiting = approvals.pending(conn, cid)
     assert [p.tool_use_id for p in waiting] == ["toolu_s1_book"]
     assert (
@@ -149,12 +157,15 @@ def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(store: Location
     assert [s.id for s in conversations.summaries(conn, state="needs-approval")] == [cid]
 
     approvals.answer(conn, cid, None, True)
-    assert queue.status(conn, cid).state == "queued" and approvals.pending(conn, cid) == []
+    assert queue.status(conn, cid).state == "queued"
+    assert approvals.pending(conn, cid) == []
     run_worker(store, server, concurrency=1)
 
     record, messages = conversations.load(conn, cid)
-    assert queue.status(conn, cid).state == "done" and booked(conn, 1) == 1
-    assert check(messages, mode="conversation") == [] and record.counters["restarts"] == 1
+    assert queue.status(conn, cid).state == "done"
+    assert booked(conn, 1) == 1
+    assert check(messages, mode="conversation") == []
+    assert record.counters["restarts"] == 1
 
 
 def test_decline_sends_the_reason_to_the_model_and_nothing_is_booked(store: Location) -> None:
@@ -174,9 +185,12 @@ def test_decline_sends_the_reason_to_the_model_and_nothing_is_booked(store: Loca
         approvals.answer(conn, cid, "toolu_s2_book", False, "not on Mondays")
         run_worker(store, server, concurrency=1)
         sent = server.received[-1]["messages"][-1]["content"][0]
-    assert sent["tool_use_id"] == "toolu_s2_book" and sent["is_error"] is True
-    assert "not on Mondays" in sent["content"] and "Nothing was booked" in sent["content"]
-    assert booked(conn, 2) == 0 and queue.status(conn, cid).answer == "Understood, nothing booked."
+    assert sent["tool_use_id"] == "toolu_s2_book"
+    assert sent["is_error"] is True
+    assert "not on Mondays" in sent["content"]
+    assert "Nothing was booked" in sent["content"]
+    assert booked(conn, 2) == 0
+    assert queue.status(conn, cid).answer == "Understood, nothing booked."
 
 
 def test_several_waiting_calls_need_call_and_each_is_answered_by_its_id(store: Location) -> None:
@@ -205,7 +219,8 @@ def test_several_waiting_calls_need_call_and_each_is_answered_by_its_id(store: L
         approvals.answer(conn, cid, None, True)
         run_worker(store, server, concurrency=1)
     titles = {row[0] for row in conn.execute("SELECT title FROM events WHERE title IN ('A', 'B')")}
-    assert titles == {"A"} and queue.status(conn, cid).state == "done"
+    assert titles == {"A"}
+    assert queue.status(conn, cid).state == "done"
     with pytest.raises(AgentError, match="waits for no approval"):
         approvals.answer(conn, cid, None, True)
 

@@ -67,7 +67,8 @@ def test_submit_prints_the_id_then_a_worker_runs_it_and_wait_prints_it_as_ask(
     waited = cli(store, None, "wait", str(cid))
     assert waited.returncode == 0, waited.stderr
     assert waited.stdout == "Booked slot 0.\n"
-    assert "→ create_event" in waited.stderr and "toolu_s0_book" in waited.stderr  # the turn's calls, as the trace
+    assert "→ create_event" in waited.stderr
+    assert "toolu_s0_book" in waited.stderr  # the turn's calls, as the trace
     conn = db.open_db(store)
     assert conn.execute("SELECT count(*) FROM events WHERE title = 'Slot 0'").fetchone()[0] == 1
 
@@ -78,12 +79,14 @@ def test_a_booking_waits_for_approve_through_the_commands(store: Location, serve
     assert needs_approval(store) == [cid]
     waiting = cli(store, None, "wait", str(cid))
     assert waiting.returncode == 9, waiting.stderr
-    assert "Book 'Slot 1' on Mon 2026-09-14 11:30-12:00" in waiting.stderr and "[toolu_s1_book]" in waiting.stderr
+    assert "Book 'Slot 1' on Mon 2026-09-14 11:30-12:00" in waiting.stderr
+    assert "[toolu_s1_book]" in waiting.stderr
     assert f"scheduler-agent approve {cid}" in waiting.stderr
 
     approved = cli(store, None, "approve", str(cid))
     assert approved.returncode == 0, approved.stderr
-    assert "approved: Book 'Slot 1'" in approved.stdout and "queued again" in approved.stdout
+    assert "approved: Book 'Slot 1'" in approved.stdout
+    assert "queued again" in approved.stdout
     assert needs_approval(store) == []
     assert cli(store, server, "worker", "--drain").returncode == 0
     done = cli(store, None, "wait", str(cid))
@@ -94,19 +97,23 @@ def test_decline_with_a_reason_and_the_mistakes_a_person_can_make(store: Locatio
     cid = submitted_id(cli(store, None, "submit", request_text(2), "--today", DEMO_TODAY))
     assert cli(store, server, "worker", "--drain").returncode == 0
     wrong = cli(store, None, "decline", str(cid), "--call", "toolu_nope")
-    assert wrong.returncode == 1 and "no call 'toolu_nope' waiting; the calls waiting: toolu_s2_book" in wrong.stderr
+    assert wrong.returncode == 1
+    assert "no call 'toolu_nope' waiting; the calls waiting: toolu_s2_book" in wrong.stderr
     declined = cli(store, None, "decline", str(cid), "--call", "toolu_s2_book", "--reason", "not on Mondays")
     assert declined.returncode == 0 and "declined: Book 'Slot 2'" in declined.stdout, declined.stderr
     assert cli(store, server, "worker", "--drain").returncode == 0
     done = cli(store, None, "wait", str(cid))
     assert (done.returncode, done.stdout) == (0, "Understood: nothing booked.\n")
     refusal = server.received[-1]["messages"][-1]["content"][0]
-    assert refusal["is_error"] is True and "not on Mondays" in refusal["content"]
+    assert refusal["is_error"] is True
+    assert "not on Mondays" in refusal["content"]
     again = cli(store, None, "approve", str(cid))
-    assert again.returncode == 1 and f"conversation {cid} waits for no approval" in again.stderr
+    assert again.returncode == 1
+    assert f"conversation {cid} waits for no approval" in again.stderr
     assert cli(store, None, "wait", "999").returncode == 1
     empty = cli(store, None, "submit", "   ")
-    assert empty.returncode != 0 and "empty" in empty.stderr
+    assert empty.returncode != 0
+    assert "empty" in empty.stderr
 
 
 def test_submit_wait_blocks_until_a_running_worker_ends_the_turn(demo_db: Location, server: ScriptedServer) -> None:
@@ -121,8 +128,10 @@ def test_submit_wait_blocks_until_a_running_worker_ends_the_turn(demo_db: Locati
         _, said = running.communicate(timeout=60)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[1:] == ["Booked slot 3."] and lines[0].isdigit()  # the id at once, then the answer
-    assert running.returncode == 0 and "worker: stopped" in said  # SIGTERM while idle: a clean stop
+    assert lines[1:] == ["Booked slot 3."]
+    assert lines[0].isdigit()  # the id at once, then the answer
+    assert running.returncode == 0
+    assert "worker: stopped" in said  # SIGTERM while idle: a clean stop
 
 
 def test_submit_wait_and_approve_start_without_the_sdk(demo_db: Location) -> None:

@@ -83,7 +83,8 @@ def assert_all_booked_once(path: Location, ids: list[int]) -> Connection:
         assert check(messages, mode="conversation") == [], (cid, messages)
         title = f"Slot {n}"
         assert conn.execute("SELECT count(*) FROM events WHERE title = ?", (title,)).fetchone()[0] == 1, title
-        assert queue.status(conn, cid).state == "done" and queue.status(conn, cid).answer == f"Booked slot {n}."
+        assert queue.status(conn, cid).state == "done"
+        assert queue.status(conn, cid).answer == f"Booked slot {n}."
     return conn
 
 
@@ -123,7 +124,8 @@ def test_two_workers_ten_conversations_one_killed_mid_turn_every_slot_booked_onc
 
     conn = assert_all_booked_once(store, ids)
     restarted = [cid for cid in ids if conversations.load(conn, cid)[0].counters["restarts"] > 0]
-    assert restarted and len(restarted) <= 2  # what the dead worker ran was resumed: the restart counter says so
+    assert restarted
+    assert len(restarted) <= 2  # what the dead worker ran was resumed: the restart counter says so
     assert holders(store) == []  # every lease released
     # a resumed booking was answered from its record: one result for it, and no second event (above)
     for cid in restarted:
@@ -152,7 +154,8 @@ def test_a_worker_holding_a_lease_is_not_disturbed_by_another(store: Location) -
     conn = assert_all_booked_once(store, [cid])
     assert conn.execute("SELECT claims FROM work_queue WHERE conversation_id = ?", (cid,)).fetchone()[0] == 1
     assert conversations.load(conn, cid)[0].counters["restarts"] == 0
-    assert f"conversation {cid} taken up" not in err_second and "0 turn(s) taken up here" in err_second
+    assert f"conversation {cid} taken up" not in err_second
+    assert "0 turn(s) taken up here" in err_second
 
 
 def test_sigterm_finishes_the_round_stores_it_and_releases_the_turn(store: Location) -> None:
@@ -166,9 +169,11 @@ def test_sigterm_finishes_the_round_stores_it_and_releases_the_turn(store: Locat
         assert "stopped after a stored round" in err
         conn = db.open_db(store)
         _, messages = conversations.load(conn, cid)
-        assert len(messages) == 3 and conversation_state(messages) == "waiting"  # the read's result is stored
+        assert len(messages) == 3
+        assert conversation_state(messages) == "waiting"  # the read's result is stored
         assert messages[2]["content"][0]["tool_use_id"] == "toolu_s0_find"
-        assert holders(store) == [] and queue.status(conn, cid).state == "queued"
+        assert holders(store) == []
+        assert queue.status(conn, cid).state == "queued"
         code, err = finish(worker(store, slow, "--drain"))
         assert code == 0, err
     conn = assert_all_booked_once(store, [cid])
