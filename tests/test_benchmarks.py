@@ -40,5 +40,5 @@ def test_only_names_a_row_or_says_which_there_are() -> None:
         [sys.executable, "-m", "benchmarks", "--only", "no such row"], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 2
-    assert "--only 'no such row' names no row; the rows: whole `ask` turn, start-up" in done.stderr
+    assert "--only 'no such row' names no row; the rows: whole `ask` turn, `--help` start-up" in done.stderr
     assert "Traceback" not in done.stderr
