@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from datetime import time
 
 import click
@@ -22,7 +21,7 @@ from scheduler_agent.calendar.types import (
 from scheduler_agent.cli.caldav import save_contact
 from scheduler_agent.cli.calendar import calendar_session, clock_for, examples
 from scheduler_agent.cli.core import argument, command
-from scheduler_agent.cli.options import db_option, json_flag, person_options, today_option
+from scheduler_agent.cli.options import PersonChanges, db_option, json_flag, person_options, today_option
 from scheduler_agent.storage.db import Connection, Location, transaction
 
 
@@ -65,50 +64,31 @@ def people_command(db: Location | None, as_json: bool) -> None:
 )
 @person_options("owner")
 @db_option
-def set_owner_command(
-    name: str | None,
-    tz: str | None,
-    hours: str | None,
-    day: Sequence[str],
-    off: Sequence[str],
-    buffer: int | None,
-    lunch: str | None,
-    db: Location | None,
-) -> None:
+def set_owner_command(person: PersonChanges, db: Location | None) -> None:
     """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
     with calendar_session(db) as conn:
         exists = conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is not None
         if not exists:
-            if name is None or tz is None:
+            if person.name is None or person.tz is None:
                 raise CalendarError("a new owner needs --name and --tz, e.g. --name 'Jordan Lee' --tz Europe/London")
-            set_owner(conn, name, tz, *parse_hours(hours or "09:00-17:00"))
-        owner = _edit(conn, OWNER_KEY, name, tz, hours, day, off, buffer, lunch)
+            set_owner(conn, person.name, person.tz, *parse_hours(person.hours or "09:00-17:00"))
+        owner = _edit(conn, OWNER_KEY, person)
         click.echo(f"Owner: {owner.name}, {owner.schedule}.")
 
 
-def _edit(
-    conn: Connection,
-    key: str,
-    name: str | None,
-    tz: str | None,
-    hours: str | None,
-    day: Sequence[str],
-    off: Sequence[str],
-    buffer: int | None,
-    lunch: str | None,
-) -> Person:
+def _edit(conn: Connection, key: str, changes: PersonChanges) -> Person:
     lunch_value: tuple[time, time] | bool | None = True
-    if lunch is not None:
-        lunch_value = False if lunch.strip().lower() == "none" else parse_hours(lunch)
+    if changes.lunch is not None:
+        lunch_value = False if changes.lunch.strip().lower() == "none" else parse_hours(changes.lunch)
     return edit_person(
         conn,
         key,
-        name=name,
-        tz=tz,
-        hours=parse_hours(hours) if hours is not None else None,
-        days=parse_days(list(day)) if day else None,
-        days_off=parse_dates_off(list(off)) if off else None,
-        buffer_minutes=check_buffer(buffer) if buffer is not None else None,
+        name=changes.name,
+        tz=changes.tz,
+        hours=parse_hours(changes.hours) if changes.hours is not None else None,
+        days=parse_days(list(changes.day)) if changes.day else None,
+        days_off=parse_dates_off(list(changes.off)) if changes.off else None,
+        buffer_minutes=check_buffer(changes.buffer) if changes.buffer is not None else None,
         lunch=lunch_value,
     )
 
@@ -137,21 +117,11 @@ def add_person_command(
 @argument("key", help="Whose details to change: their key (see `calendar people`).", metavar="KEY")
 @person_options("edit")
 @db_option
-def edit_person_command(
-    key: str,
-    name: str | None,
-    tz: str | None,
-    hours: str | None,
-    day: Sequence[str],
-    off: Sequence[str],
-    buffer: int | None,
-    lunch: str | None,
-    db: Location | None,
-) -> None:
+def edit_person_command(key: str, person: PersonChanges, db: Location | None) -> None:
     """Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays."""
     with calendar_session(db) as conn:
-        person = _edit(conn, key, name, tz, hours, day, off, buffer, lunch)
-        click.echo(f"{person.key}: {person.name}, {person.schedule}.")
+        changed = _edit(conn, key, person)
+        click.echo(f"{changed.key}: {changed.name}, {changed.schedule}.")
 
 
 @command("remove-person", epilog=examples("remove-person marco", "remove-person marco --cancel-meetings"))

@@ -4,7 +4,7 @@ subcommand that uses it (the way llm's `tool_options` decorator shares them)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -274,6 +274,19 @@ SCHEDULE_OPTIONS = ("day", "off", "buffer", "lunch")
 CONTACT_OPTIONS = ("email", "caldav")
 
 
+@dataclass(frozen=True)
+class PersonChanges:
+    """What `set-owner` and `edit-person` were given (None, or empty: leave it as it is)."""
+
+    name: str | None
+    tz: str | None
+    hours: str | None
+    day: Sequence[str]
+    off: Sequence[str]
+    buffer: int | None
+    lunch: str | None
+
+
 def person_options(kind: str) -> Callable[[F], F]:
     """A person's options: --name, --tz, --hours; for "owner" and "edit" also --day, --off, --buffer,
     --lunch (the schedule); for "new" (`add-person`, required --name and --tz) also --email, --caldav."""
@@ -322,6 +335,16 @@ def person_options(kind: str) -> Callable[[F], F]:
         ]
 
     def decorate(command: F) -> F:
+        if not new:  # the command receives the changes as one object, `person`
+            names = [f.name for f in fields(PersonChanges)]
+            inner = command
+
+            @functools.wraps(inner)
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                values = {name: kwargs.pop(name) for name in names}
+                return inner(*args, person=PersonChanges(**values), **kwargs)
+
+            command = wrapper  # type: ignore[assignment]
         for option in reversed(options):
             command = option(command)
         return command
