@@ -55,3 +55,28 @@ def run_cli(
     return subprocess.run(
         command, env=clean, capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir()
     )
+
+
+def on_a_terminal(args: list[str], env: dict[str, str], prompt: bytes, answers: list[str]) -> tuple[int, str]:
+    """The real CLI with a controlling terminal (a pty), typing `answers[i]` once `prompt` has been shown
+    i + 1 times; its exit code and everything it showed."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the CLI, its terminal the pty
+        os.chdir("/")
+        os.execve(sys.executable, [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args], env)
+    seen, typed = b"", 0
+    while True:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if typed < len(answers) and seen.count(prompt) > typed:
+            os.write(fd, answers[typed].encode() + b"\n")
+            typed += 1
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")

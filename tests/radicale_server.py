@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -176,6 +177,16 @@ def make_calendars(server: RadicaleServer) -> None:
 
 def calendar_url(server: RadicaleServer, user: str, cal_id: str) -> str:
     return f"{server.user_url(user)}{cal_id}/"
+
+
+def vevent(uid: str, title: str, start: datetime, end: datetime, *extra: str) -> str:
+    """An event as a calendar app writes it (UTC times; `extra` lines such as RRULE or TRANSP)."""
+    lines = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//a calendar app//EN", "BEGIN:VEVENT", f"UID:{uid}",
+        "DTSTAMP:20270101T000000Z", f"DTSTART:{start:%Y%m%dT%H%M%SZ}", f"DTEND:{end:%Y%m%dT%H%M%SZ}",
+        f"SUMMARY:{title}", *extra, "END:VEVENT", "END:VCALENDAR",
+    ]  # fmt: skip
+    return "\r\n".join(lines) + "\r\n"
 
 
 class LosingProxy:

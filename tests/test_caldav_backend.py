@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from caldav.collection import Calendar
-from radicale_server import OWNER_USER, PRIYA_USER, LosingProxy, RadicaleServer, calendar_url, client_for
+from radicale_server import OWNER_USER, PRIYA_USER, LosingProxy, RadicaleServer, calendar_url, client_for, vevent
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, Written, written_text
@@ -72,15 +72,6 @@ def in_thread(
 def remote(server: RadicaleServer, user: str, cal_id: str) -> Calendar:
     """A calendar as another client (a calendar app) sees it."""
     return Calendar(client=client_for(server, user), url=calendar_url(server, user, cal_id))
-
-
-def vevent(uid: str, title: str, start: datetime, end: datetime, *extra: str) -> str:
-    lines = [
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//a calendar app//EN", "BEGIN:VEVENT", f"UID:{uid}",
-        "DTSTAMP:20270101T000000Z", f"DTSTART:{start:%Y%m%dT%H%M%SZ}", f"DTEND:{end:%Y%m%dT%H%M%SZ}",
-        f"SUMMARY:{title}", *extra, "END:VEVENT", "END:VCALENDAR",
-    ]  # fmt: skip
-    return "\r\n".join(lines) + "\r\n"
 
 
 def server_events(server: RadicaleServer, user: str = OWNER_USER, cal_id: str = "work") -> list[Any]:

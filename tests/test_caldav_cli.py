@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import on_a_terminal, run_cli
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url
 
 from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
@@ -236,30 +236,6 @@ class FileKeyring(KeyringBackend):
 '''
 
 
-def run_on_a_terminal(args: list[str], env: dict[str, str], answer: str) -> tuple[int, str]:
-    """The real CLI with a controlling terminal (a pty): type `answer` at the password prompt."""
-    import pty
-
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the CLI, its terminal the pty
-        os.chdir("/")
-        os.execve(sys.executable, [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args], env)
-    seen, typed = b"", False
-    while True:
-        try:
-            chunk = os.read(fd, 1024)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-        if not typed and b"Password of" in seen:
-            os.write(fd, answer.encode() + b"\n")
-            typed = True
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
-
-
 def test_a_password_typed_once_on_a_terminal_is_kept_in_the_keyring(
     db: Path, radicale: RadicaleServer, tmp_path: Path
 ) -> None:
@@ -271,7 +247,7 @@ def test_a_password_typed_once_on_a_terminal_is_kept_in_the_keyring(
         "TEST_KEYRING_FILE": str(keyring_file),
     }
     args = ["calendar", "connect", "caldav", radicale.url, "--user", OWNER_USER, "--calendar", "work", "--db", str(db)]
-    code, screen = run_on_a_terminal(args, env, radicale.users[OWNER_USER])
+    code, screen = on_a_terminal(args, env, b"Password of", [radicale.users[OWNER_USER]])
     assert code == 0, screen
     assert f"Password of {OWNER_USER} on 127.0.0.1: " in screen
     assert "the password comes from the system keyring" in screen

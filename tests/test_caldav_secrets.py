@@ -6,38 +6,14 @@ stdout and stderr of every run."""
 from __future__ import annotations
 
 import os
-import pty
-import sys
 from pathlib import Path
 
-from helpers import DUMMY_KEY, run_cli
+from helpers import DUMMY_KEY, on_a_terminal, run_cli
 from radicale_server import OWNER_USER, RadicaleServer
 from test_caldav_crash import ASK, BOOK, PASSWORD_ENV, SCRIPT, TODAY, on_the_server, set_up
 
 from scheduler_agent.storage.db import connect
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
-
-
-def chat_on_a_terminal(args: list[str], env: dict[str, str], lines: list[str]) -> tuple[int, str]:
-    """The real `chat` with a terminal (a pty), typing `lines` one at each `you> ` prompt."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir("/")
-        os.execve(sys.executable, [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args], env)
-    seen, typed = b"", 0
-    while True:
-        try:
-            chunk = os.read(fd, 1024)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-        if typed < len(lines) and seen.count(b"you> ") > typed:
-            os.write(fd, lines[typed].encode() + b"\n")
-            typed += 1
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
 
 
 def test_no_caldav_password_reaches_any_file_or_output_of_a_session(radicale: RadicaleServer, tmp_path: Path) -> None:
@@ -67,7 +43,7 @@ def test_no_caldav_password_reaches_any_file_or_output_of_a_session(radicale: Ra
         chat_env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
         chat_env |= {"ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": DUMMY_KEY, **env}
         args = ["chat", "--yes", "--db", str(db), "--today", TODAY]
-        code, screen = chat_on_a_terminal(args, chat_env, ["Book Priya on Wednesday at 3pm too", "/dump", "/quit"])
+        code, screen = on_a_terminal(args, chat_env, b"you> ", ["Book Priya on Wednesday at 3pm too", "/dump", "/quit"])
     outputs.append(screen)
     assert code == 0, screen
     assert "Booked Wednesday 15:00 as well." in screen

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from caldav.collection import Calendar
-from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for
+from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for, vevent
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
@@ -35,15 +35,6 @@ TUESDAY_10 = datetime(2027, 3, 2, 10, 0, tzinfo=UTC)  # 10:00 in London (GMT unt
 HALF_HOUR = timedelta(minutes=30)
 CLOCK = Clock.pinned_at(MONDAY, time(9, 0), TZ)
 PASSWORD_ENV = "JORDAN_CALDAV_PASSWORD"
-
-
-def vevent(uid: str, title: str, start: datetime, end: datetime, *extra: str) -> str:
-    lines = [
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//a calendar app//EN", "BEGIN:VEVENT", f"UID:{uid}",
-        "DTSTAMP:20270101T000000Z", f"DTSTART:{start:%Y%m%dT%H%M%SZ}", f"DTEND:{end:%Y%m%dT%H%M%SZ}",
-        f"SUMMARY:{title}", *extra, "END:VEVENT", "END:VCALENDAR",
-    ]  # fmt: skip
-    return "\r\n".join(lines) + "\r\n"
 
 
 def remote(server: RadicaleServer, user: str = OWNER_USER, cal_id: str = "work") -> Calendar:
