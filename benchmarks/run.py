@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import subprocess
@@ -26,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import inputs, loop_rows, process_rows, store_rows
-from benchmarks import workers as worker_rows
-from benchmarks.common import Row, bench_env, print_table
+from benchmarks.common import NEUTRAL_CWD, Row, bench_env, module_command, print_table
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
             lambda: [process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events))],
         ),
         (store_rows.FIGURE, lambda: store_rows.per_iteration_overhead(folder, runs, 5 if runs == 1 else 50)),
-        ("workers", lambda: worker_rows.suite_rows(folder, sizes == QUICK, say)),  # issue 16
+        ("workers", lambda: workers_rows(sizes == QUICK)),  # issue 16
     ]
     for name, make in plan:
         if only and not any(word in name for word in only):
@@ -116,6 +116,17 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
         rows += guarded(name, make)
         say(f"  measured {name} in {time.perf_counter() - started:.1f} s")
     return rows
+
+
+def workers_rows(quick: bool) -> list[Row]:
+    """benchmarks/workers.py's rows, measured in a helper process against the installed package (this
+    process runs from the repository, whose source tree has no `scheduler_agent.prompts`)."""
+    command = [*module_command("workers"), "--suite-rows", *(["--quick"] if quick else [])]
+    done = subprocess.run(command, capture_output=True, text=True, env=bench_env(), cwd=NEUTRAL_CWD, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmarks.workers exited {done.returncode}: {done.stderr[-600:]}")
+    sys.stderr.write(done.stderr)
+    return [Row(**row) for row in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
 def free_slots_script(quick: bool, say: Callable[[str], None]) -> None:

@@ -15,6 +15,8 @@ the store, of which the database is the part that differs between SQLite and Pos
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -217,7 +219,17 @@ def main(argv: list[str] | None = None) -> int:
         default="sqlite",
         help="the database (PostgreSQL: a temporary server, as the tests start one)",
     )
+    parser.add_argument(
+        "--suite-rows",
+        action="store_true",
+        help="print the suite's rows (benchmarks/run.py) as JSON, one object a row, and nothing else on stdout",
+    )
     args = parser.parse_args(argv)
+    if args.suite_rows:
+        with tempfile.TemporaryDirectory(prefix="scheduler-agent-bench-workers-") as tmp:
+            found = suite_rows(Path(tmp), args.quick, lambda line: print(line, file=sys.stderr, flush=True))
+        print(json.dumps([dataclasses.asdict(row) for row in found]))
+        return 0
     conversations, delay = (8, 0.05) if args.quick else (args.conversations, args.delay)
     counts = [int(n) for n in args.workers.split(",")]
 
