@@ -8,7 +8,6 @@ Nothing here imports the `caldav` library until a server is actually used.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import replace
 from datetime import timedelta
 
@@ -16,21 +15,11 @@ import click
 
 from scheduler_agent.calendar import caldav_connect as cc
 from scheduler_agent.calendar.types import CalendarError
-from scheduler_agent.cli.calendar import examples
+from scheduler_agent.cli.calendar import connect, examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option, default_db_path
-from scheduler_agent.storage.db import Connection, Location, open_db
-
-
-def _open(db: Location | None) -> Connection:
-    path = db if db is not None else default_db_path()
-    try:
-        return open_db(path)
-    except (sqlite3.Error, OSError) as exc:
-        raise CalendarError(
-            f"cannot open the calendar database {path} ({exc}); give a writable file with --db PATH"
-        ) from None
+from scheduler_agent.storage.db import Connection, Location
 
 
 @command(
@@ -64,7 +53,7 @@ def connect_command(
     from scheduler_agent.calendar.caldav_read import CalDAVReader
 
     with person_facing():
-        conn = _open(db)
+        conn = connect(db)
         try:
             stored = cc.load_connection(conn)
             if kind is None and url is None:
@@ -153,7 +142,7 @@ def _source_text(source: str) -> str:
 def backends_command(db: Location | None) -> None:
     """Show the calendars the agent uses, and check that each server answers."""
     with person_facing():
-        conn = _open(db)
+        conn = connect(db)
         try:
             events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
             click.echo(f"local   SQLite calendar {db or default_db_path()}: {events} event(s)")
