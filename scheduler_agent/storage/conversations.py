@@ -66,9 +66,14 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _entry_text(role: str, content_text: str) -> str:
+    """The entry as `encode` writes it inside a request, given its content's stored text (`_dumps`)."""
+    return f'{{"role":{_dumps(role)},"content":{content_text}}}'
+
+
 def entry_size(role: str, content_text: str) -> int:
     """`len(encode({"role": role, "content": content}))`, given the content's stored text (`_dumps`)."""
-    return len(f'{{"role":{_dumps(role)},"content":{content_text}}}'.encode())
+    return len(_entry_text(role, content_text).encode())
 
 
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
@@ -126,7 +131,7 @@ def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
         stored = conn.execute(
             "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
         ).fetchall()
-        return [(f'{{"role":{_dumps(role)},"content":{content}}}', size) for role, content, size in stored]
+        return [(_entry_text(role, content), size) for role, content, size in stored]
     assert isinstance(conn, sqlite3.Connection)
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: a Row per entry costs more than the query
