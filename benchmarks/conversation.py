@@ -10,20 +10,18 @@ N even) or the answer and a new request from the person (`--open`: `resume` asks
 `iterate` opens the newest stored conversation the way `ask --cid` does, sends one more line and
 lets the loop run K iterations against an in-process `send` that returns a ready reply (no HTTP, no
 model), each asking for `find_free_slots` of a person who is not in the calendar (a tool body of a
-few tens of microseconds, timed on its own and subtracted). The SDK is imported first, as `ask`
-imports it, so the interpreter's state (its heap, and whatever `make_client` does after the import)
-is the one a real turn runs in. With `--trace` the CLI's trace listens, writing to /dev/null.
-Prints JSON: the local seconds of each iteration after the first.
+few tens of microseconds, timed where the loop runs it and subtracted, as the time in `send` is).
+The SDK is imported first, as `ask` imports it, so the interpreter's state (its heap, and whatever
+`make_client` does after the import) is the one a real turn runs in. With `--trace` the CLI's trace
+listens, writing to /dev/null. Prints JSON: the local seconds of each iteration after the first.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import os
-import statistics
 import sys
 import time
 from datetime import date
@@ -124,7 +122,6 @@ def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
 
     make_client(api_key=PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")  # the SDK loaded, as in `ask`
 
-    from scheduler_agent.agent.deadline import Deadline
     from scheduler_agent.agent.events import RequestSent, ignore
     from scheduler_agent.agent.session import Session
     from scheduler_agent.calendar.tools import CalendarTools
@@ -134,15 +131,15 @@ def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
     conn = connect(db)
     clock = pinned_clock(conn)
     replies = [reply(n, final=n == iterations) for n in range(iterations + 1)]
-    in_send = [0.0]
+    outside = [0.0]  # seconds spent so far in `send` and in the tool bodies: not the loop's own
 
     def send(request: Any) -> Any:
         start = time.perf_counter()
         body = replies[len(stamps) - 1]
-        in_send[0] += time.perf_counter() - start
+        outside[0] += time.perf_counter() - start
         return body
 
-    stamps: list[tuple[float, float]] = []  # (moment, seconds spent in send so far) at each RequestSent
+    stamps: list[tuple[float, float]] = []  # (moment, seconds outside the loop so far) at each RequestSent
     listener: Any = ignore
     if trace:
         from scheduler_agent.cli.render import Trace
@@ -151,25 +148,25 @@ def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
 
     def report(event: Any) -> None:
         if isinstance(event, RequestSent):
-            stamps.append((time.perf_counter(), in_send[0]))
+            stamps.append((time.perf_counter(), outside[0]))
         listener(event)
 
     cid = conversations.latest_id(conn)
     assert cid is not None, "build a conversation first"
     session = Session.stored(conn, cid, send, settings(iterations + 5), report, clock)
-    session.ask("And the week after?")
-    tools = CalendarTools(conn, clock)
-    body: list[float] = []
-    for _ in range(50):
+    tools: CalendarTools = session.toolbox  # type: ignore[assignment]  (no `decide`: the tools themselves)
+    run = tools.run
+
+    def timed_run(name: str, arguments: Any, tool_use_id: str, deadline: Any) -> str:
         start = time.perf_counter()
-        with contextlib.suppress(Exception):  # the ToolError the model would read
-            tools.run("find_free_slots", {"person": "nobody", "week": DEMO_WEEK}, "toolu_x", Deadline.after(30))
-        body.append(time.perf_counter() - start)
-    tool = statistics.median(body)
-    local = []
-    for (then, sent_then), (now, sent_now) in itertools.pairwise(stamps[1:]):
-        local.append(now - then - (sent_now - sent_then) - tool)
-    return local
+        try:
+            return run(name, arguments, tool_use_id, deadline)
+        finally:
+            outside[0] += time.perf_counter() - start
+
+    tools.run = timed_run  # type: ignore[method-assign]
+    session.ask("And the week after?")
+    return [now - then - (out_now - out_then) for (then, out_then), (now, out_now) in itertools.pairwise(stamps[1:])]
 
 
 def main(argv: list[str] | None = None) -> int:

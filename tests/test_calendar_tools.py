@@ -70,8 +70,9 @@ def test_definitions_are_prompts_tools_json(tools: CalendarTools) -> None:
         assert schema["additionalProperties"] is False
         assert set(schema["required"]) <= set(schema["properties"])
         assert "time zone" in definition["description"]
-    tools.definitions.clear()  # a caller's change never reaches the next caller
-    assert len(tools.definitions) == 5
+    assert tools.definitions is tools.definitions  # parsed once per toolbox: the loop reads it at every call
+    tools.definitions.clear()  # one toolbox's copy: a change to it never reaches another toolbox
+    assert len(CalendarTools(tools.conn, tools.clock).definitions) == 5
 
 
 # --- find_free_slots ----------------------------------------------------------------------

@@ -13,7 +13,7 @@ from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.cli import app
 from scheduler_agent.playback.cassette_file import read_setup
-from scheduler_agent.storage import conversations, db
+from scheduler_agent.storage import conversations, db, listing
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 runner = CliRunner()
@@ -275,9 +275,9 @@ def test_migration_m008_adds_the_turn_stop_to_a_database_made_before_it(tmp_path
     migrated = db.connect(path)
     assert "m008_turn_stops" in db.applied_migrations(migrated)
     assert conversations.load(migrated, 1)[0].last_stop is None
-    assert conversations.summaries(migrated)[0].state == "waiting"
+    assert listing.summaries(migrated)[0].state == "waiting"
     conversations.set_stop(migrated, 1, "bound")
-    assert conversations.summaries(migrated)[0].state == "stopped"
+    assert listing.summaries(migrated)[0].state == "stopped"
     with pytest.raises(sqlite3.IntegrityError):
         migrated.execute("UPDATE conversations SET last_stop = 'nonsense'")
 

@@ -26,7 +26,7 @@ from scheduler_agent.calendar.bookings import book_time
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.storage import conversations, db
+from scheduler_agent.storage import conversations, db, listing
 from scheduler_agent.storage.db import Connection
 from scheduler_agent.storage.dialect import BookedTimeTaken, mask
 from scheduler_agent.storage.migrations import MIGRATIONS
@@ -228,7 +228,7 @@ def test_a_turn_is_stored_as_it_goes_and_a_resume_books_once(any_db: Path | str)
     assert [tuple(r) for r in check.execute("SELECT tool_use_id, kind FROM bookings")] == [("toolu_b1", "create_event")]
     final = conversations.load(check, cid)[1]
     assert [m["role"] for m in final] == ["user", "assistant", "user", "assistant"]
-    listed = conversations.summaries(check, query="PRIYA")  # LIKE ignores case on both
+    listed = listing.summaries(check, query="PRIYA")  # LIKE ignores case on both
     assert [c.id for c in listed] == [cid]
 
 

@@ -23,7 +23,7 @@ from scheduler_agent.agent.request import DEFAULT_MODEL
 from scheduler_agent.agent.session import Settings
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.grammar.check import check, conversation_state
-from scheduler_agent.storage import conversations, db, lease
+from scheduler_agent.storage import conversations, db, lease, listing
 from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.testing.booking_script import booking_script, request_text, slot_start
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
@@ -154,7 +154,7 @@ def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(store: Location
         waiting[0].summary
         == "Book 'Slot 1' on Mon 2026-09-14 11:30-12:00 (Europe/London) for you and Priya Raman (priya)"
     )
-    assert [s.id for s in conversations.summaries(conn, state="needs-approval")] == [cid]
+    assert [s.id for s in listing.summaries(conn, state="needs-approval")] == [cid]
 
     approvals.answer(conn, cid, None, True)
     assert queue.status(conn, cid).state == "queued"

@@ -7,11 +7,13 @@ the same at 10 entries and at 10,000.
 
 from __future__ import annotations
 
-import copy
+import json
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import GrammarWarning, Report
-from scheduler_agent.agent.request import build_request, encode
+from scheduler_agent.agent.request import build_request, encode, encode_text
 from scheduler_agent.agent.sizes import RequestSizes
 from scheduler_agent.agent.trim import TRIMS, estimate_tokens
 from scheduler_agent.agent.types import JSON
@@ -22,20 +24,22 @@ from scheduler_agent.storage.conversations import Context
 class RequestBuilder:
     """Builds each iteration's request; keeps what the check and the size need between iterations.
 
-    `budget` / `trim`: Settings.context_budget and Settings.trim; `strict`: refuse warnings too."""
+    `budget` / `trim`: Settings.context_budget and Settings.trim; `strict`: refuse warnings too; `texts`:
+    the list's entry texts, shared with the store (agent/entry_texts.py)."""
 
-    def __init__(self, report: Report, budget: int | None, trim: str, strict: bool) -> None:
-        self.report, self.budget, self.trim, self.strict = report, budget, trim, strict
-        self.checker = IncrementalChecker()
-        self.raw: dict[int, list[JSON]] = {}  # index -> the provider's content as it arrived, for the check
+    def __init__(self, report: Report, budget: int | None, trim: str, strict: bool, texts: EntryTexts) -> None:
+        self.report, self.budget, self.trim, self.strict, self.texts = report, budget, trim, strict, texts
+        self.checker = IncrementalChecker(texts.fingerprint)
+        self.raw: tuple[int, str] | None = None  # (index, the provider's content as it arrived, as text)
         self.sizes = RequestSizes()
         self._last: tuple[JSON, int] | None = None  # the last request built and its size in bytes
         self.clean = 0  # how many leading entries the last check passed with no finding (stored as a mark)
 
     def received(self, index: int, content: list[JSON]) -> None:
         """The reply just appended at `index`: only the newest is compared with what arrived (older turns were
-        checked against theirs when they were new)."""
-        self.raw = {index: copy.deepcopy(content)}
+        checked against theirs when they were new). Kept as its text: the entry's own text is compared with it,
+        and only a turn that differs is given to the check, which says where."""
+        self.raw = (index, encode_text(content))
 
     def forget(self) -> None:
         """The list was replaced (another process wrote it): the next check examines it whole."""
@@ -45,12 +49,14 @@ class RequestBuilder:
     def resume(self, messages: list[JSON], checked: int, sizes: Sequence[int | None]) -> None:
         """A stored list: `checked` leading entries passed the check before, and `sizes` are its entries' sizes
         as stored, so the first request examines and measures only what is new (or was never stored so)."""
+        self.texts.seed(messages)
         self.checker.trust(messages, checked)
         self.sizes.entries.seed(messages, sizes)
 
     def build(self, messages: list[JSON], context: Context, advice: Callable[[], str]) -> JSON:
         """The request for `messages` in `context`, after the check; GrammarError (with `advice()`) if refused."""
-        violations = self.checker.check(messages, mode="request", raw=self.raw)
+        texts = self.texts.update(messages)
+        violations = self.checker.check(messages, mode="request", raw=self._differing(messages, texts))
         self.clean = 0 if violations else len(messages)
         view = messages
         if not violations and self.budget is not None:
@@ -73,9 +79,19 @@ class RequestBuilder:
             stream=context.stream,
         )
         # a trimmed view is bounded by the budget, and its entries may be new objects: encoded whole
-        size = self.sizes.of(request, messages) if view is messages else len(encode(request))
+        size = self.sizes.of(request, messages, texts) if view is messages else len(encode(request))
         self._last = (request, size)
         return request
+
+    def _differing(self, messages: list[JSON], texts: list[str | None]) -> dict[int, Any] | None:
+        """The newest reply as it arrived, for the check, when the entry appended for it is not the same text."""
+        if self.raw is None:
+            return None
+        index, arrived = self.raw
+        entry = messages[index] if index < len(messages) else None
+        if isinstance(entry, dict) and entry.get("role") == "assistant" and texts[index] == arrived:
+            return None  # appended exactly as it arrived: nothing for the check to compare
+        return {index: json.loads(arrived)}
 
     def size_of(self, request: JSON) -> int:
         """`len(encode(request))`: kept for the request `build` made last, encoded for any other."""

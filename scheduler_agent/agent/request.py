@@ -38,6 +38,14 @@ def build_request(
     return request | {"system": system, "tools": list(tools)}
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder: json.dumps makes one a call
+
+
+def encode_text(value: object) -> str:
+    """`value` as compact JSON text, as a request carries it (and as the store keeps an entry's content)."""
+    return _COMPACT.encode(value)
+
+
 def encode(body: JSON) -> bytes:
     """The body as bytes on the wire (compact JSON, UTF-8): what a request's size is measured on."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    return encode_text(body).encode()

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from scheduler_agent.agent.approval import ApprovingToolbox, Decide
 from scheduler_agent.agent.checked_request import RequestBuilder, repair_advice
+from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.errors import InputError, ModelUnavailable
 from scheduler_agent.agent.events import (
     Report,
@@ -104,8 +105,9 @@ class Session:
         (`--yes`: bookings and moves); None approves everything (`--yes --yes-cancel`)."""
         self.conn, self.clock, self.send, self.settings, self.report = conn, clock, send, settings, report
         self.messages: list[JSON] = messages if messages is not None else []
-        self.records = SessionStore(conn, cid, self.messages)
-        self.requests = RequestBuilder(report, settings.context_budget, settings.trim, settings.strict)
+        texts = EntryTexts()  # each entry's text, encoded once for the check, the size and the store
+        self.records = SessionStore(conn, cid, self.messages, texts)
+        self.requests = RequestBuilder(report, settings.context_budget, settings.trim, settings.strict, texts)
         self.lease = SessionLease(conn)
         self._listen = SessionListener(self.messages, self.records, self.requests, self.lease, self.sync, report)
         self.calls = CallIds()  # the list's call ids, kept between turns (a reply may not reuse one)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Context, Counter, Journal, Reply, Stop
@@ -18,8 +19,9 @@ from scheduler_agent.storage.dialect import Connection
 class SessionStore:
     """The stored side of one session: its id (None until stored), its journal, the rows beside the list."""
 
-    def __init__(self, conn: Connection, cid: int | None, messages: list[JSON]) -> None:
-        self.conn, self.cid = conn, cid
+    def __init__(self, conn: Connection, cid: int | None, messages: list[JSON], texts: EntryTexts) -> None:
+        """`texts`: the list's entry texts, shared with the request builder (agent/entry_texts.py)."""
+        self.conn, self.cid, self.texts = conn, cid, texts
         self.journal = Journal(conn, cid, messages) if cid is not None else None
         self.pending: tuple[str, str | None] | None = None  # set by Session.store(): (started_on, clock pin)
         self.request_bytes = 0  # the size of the last request sent, for its reply's row
@@ -33,7 +35,7 @@ class SessionStore:
             created = self._create(messages, context())
         if self.journal is not None:
             mark = self.checked if self.checked != self._checked_stored else None
-            self.journal.sync(messages, reply, mark)
+            self.journal.sync(messages, reply, mark, self.texts.update(messages))
             self._checked_stored = self.checked
         return created
 
@@ -43,7 +45,7 @@ class SessionStore:
         with transaction(self.conn):
             cid = conversations.create(self.conn, context, started_on=started_on, clock_pin=pin)
             journal = Journal(self.conn, cid, [])
-            journal.sync(messages)
+            journal.sync(messages, texts=self.texts.update(messages))
         self.cid, self.journal, self.pending = cid, journal, None
         return cid
 

@@ -11,8 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scheduler_agent.agent.request import encode
+from scheduler_agent.agent.request import encode, encode_text
 from scheduler_agent.agent.types import JSON
+
+
+def sized(entry: JSON, text: str | None) -> int:
+    """`len(encode(entry))`, from its content's text when it has one and the entry is a role and a content."""
+    if text is None or len(entry) != 2 or "role" not in entry or "content" not in entry:
+        return len(encode(entry))
+    return _ENTRY_FRAME + len(encode_text(entry["role"]).encode()) + len(text.encode())
+
+
+_ENTRY_FRAME = len('{"role":,"content":}')  # what `encode` writes around an entry's role and content
 
 
 class EntrySizes:
@@ -38,15 +48,17 @@ class EntrySizes:
         ]
         self._sum = sum(self._sizes)
 
-    def total(self, messages: Sequence[JSON]) -> int:
-        """The encoded size of `messages` as a JSON array: `len(encode(list(messages)))`."""
+    def total(self, messages: Sequence[JSON], texts: Sequence[str | None] | None = None) -> int:
+        """The encoded size of `messages` as a JSON array: `len(encode(list(messages)))`. `texts`: each entry's
+        content as `EntryTexts` keeps it (then an entry is measured from its text, not encoded again)."""
         start = self._start(messages)
         for size in self._sizes[start:]:
             self._sum -= size
         del self._entries[start:], self._sizes[start:]
         self.measured = 0
-        for entry in messages[start:]:
-            size = len(encode(entry))
+        for index in range(start, len(messages)):
+            entry = messages[index]
+            size = sized(entry, texts[index]) if texts is not None else len(encode(entry))
             self._entries.append(entry)
             self._sizes.append(size)
             self._sum += size
@@ -71,11 +83,12 @@ class RequestSizes:
         self.entries = EntrySizes()
         self._fixed: tuple[tuple[object, ...], int] | None = None  # (the fields besides the list, their size)
 
-    def of(self, request: JSON, messages: Sequence[JSON]) -> int:
-        """`len(encode(request))`, where `request["messages"]` holds the entries of `messages`, in order."""
+    def of(self, request: JSON, messages: Sequence[JSON], texts: Sequence[str | None] | None = None) -> int:
+        """`len(encode(request))`, where `request["messages"]` holds the entries of `messages`, in order
+        (`texts`: as EntrySizes.total takes them)."""
         # compared with ==, which takes the same objects (the system prompt, each tool) as equal at once
         key = tuple((name, value) for name, value in request.items() if name != "messages")
         if self._fixed is None or self._fixed[0] != key:
             empty = {name: ([] if name == "messages" else value) for name, value in request.items()}
             self._fixed = (key, len(encode(empty)) - 2)  # the empty list's `[]` is counted with the list
-        return self._fixed[1] + self.entries.total(messages)
+        return self._fixed[1] + self.entries.total(messages, texts)

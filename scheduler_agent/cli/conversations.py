@@ -17,7 +17,7 @@ from scheduler_agent.cli.options import db_option, html_option, json_flag
 from scheduler_agent.cli.render import add_usage, entries, entry_lines, examples, set_aside_lines, usage_line
 from scheduler_agent.cli.view import conversation_trace, write_page
 from scheduler_agent.grammar.check import conversation_state
-from scheduler_agent.storage import conversations
+from scheduler_agent.storage import conversations, listing
 from scheduler_agent.storage.conversations import Reply
 from scheduler_agent.storage.db import Location
 
@@ -71,10 +71,10 @@ def list_command(
     db: Location | None, limit: int, query: str | None, model: str | None, state: str | None, as_json: bool
 ) -> None:
     """The stored conversations, newest first, each with its state."""
-    if state is not None and state not in conversations.STATES:
-        states = ", ".join(conversations.STATES)
+    if state is not None and state not in listing.STATES:
+        states = ", ".join(listing.STATES)
         raise click.BadParameter(f"{state!r} is not a state: one of {states}", param_hint="--state")
-    rows = conversations.summaries(existing(db), limit or None, query=query, model=model, state=state)
+    rows = listing.summaries(existing(db), limit or None, query=query, model=model, state=state)
     if as_json:
         click.echo(json.dumps([dataclasses.asdict(row) for row in rows], indent=2, ensure_ascii=False))
         return

@@ -24,7 +24,7 @@ same answer while examining only what was added since its last call. Pure: stand
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from scheduler_agent.agent.errors import AgentError
@@ -203,8 +203,8 @@ def check(
     return _assemble(settled, walker, messages, mode, raw, prefill_refused)
 
 
-def _fingerprint(entry: object) -> str:
-    return json.dumps(entry, sort_keys=True, default=repr)
+def _fingerprint_at(messages: Sequence[Any], index: int) -> str:
+    return json.dumps(messages[index], sort_keys=True, default=repr)
 
 
 class IncrementalChecker:
@@ -222,9 +222,14 @@ class IncrementalChecker:
     `examined` counts the entries examined by the last call: the new or replaced ones, plus one for the
     entry before them. Provenance (`raw`) costs one comparison per entry it names: pass only the turns
     you still hold the raw response of.
+
+    `fingerprint(messages, index)` is how the previous last entry is compared by value: any text that
+    differs when the entry does (default: its JSON, keys sorted). A session passes the text it already
+    keeps of each entry (agent/entry_texts.py), so the comparison encodes nothing again.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, fingerprint: Callable[[Sequence[Any], int], str | None] | None = None) -> None:
+        self._fingerprint = fingerprint or _fingerprint_at
         self.reset()
 
     def reset(self) -> None:
@@ -233,7 +238,7 @@ class IncrementalChecker:
         self._settled: list[tuple[int, int, Violation]] = []  # (examining index, placed index, finding)
         self._list: Sequence[Any] | None = None
         self._entries: list[Any] = []  # the entry objects examined, by index
-        self._last: str | None = None  # the value of the last entry when it was examined
+        self._last: str | None = None  # the last entry's fingerprint when it was examined (None: none)
         self.examined = 0
 
     def trust(self, messages: Sequence[Any], clean: int) -> None:
@@ -247,7 +252,7 @@ class IncrementalChecker:
         self._walker.start_at(messages, start)
         self._list = messages
         self._entries = list(messages[:start])
-        self._last = _fingerprint(messages[start - 1])
+        self._last = self._fingerprint(messages, start - 1)
 
     def check(
         self,
@@ -270,7 +275,7 @@ class IncrementalChecker:
             self._entries.append(messages[index])
             self.examined += 1
         self._list = messages
-        self._last = _fingerprint(messages[-1]) if messages else None
+        self._last = self._fingerprint(messages, len(messages) - 1) if messages else None
         settled = ((placed, found) for _, placed, found in self._settled)
         return _assemble(settled, self._walker, messages, mode, raw, prefill_refused)
 
@@ -287,4 +292,4 @@ class IncrementalChecker:
         if kept < 0:
             return 0
         self.examined += 1  # the last entry examined before: has it changed in place?
-        return kept if _fingerprint(messages[kept]) != self._last else checked
+        return kept if self._last is None or self._fingerprint(messages, kept) != self._last else checked

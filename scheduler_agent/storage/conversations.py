@@ -11,17 +11,17 @@ from __future__ import annotations
 import gc
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Literal
 
 from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.request import encode_text
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection, Row, dialect
+from scheduler_agent.storage.dialect import Connection, dialect
 
 Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
 Stop = Literal["bound", "model"]
@@ -63,7 +63,8 @@ class Stored:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """How the store writes JSON: compact, as a request carries it (so an entry's size is its text's)."""
+    return encode_text(value)
 
 
 def _entry_text(role: str, content_text: str) -> str:
@@ -200,87 +201,6 @@ def totals(conn: Connection) -> dict[str, int]:
     return {"conversations": row[0], **{c: row[i + 1] for i, c in enumerate(COUNTERS)}}
 
 
-STATES = ("waiting", "interrupted", "complete", "stopped", "needs-approval")
-
-
-@dataclass(frozen=True)
-class Summary:
-    """One line of `conversations list`: `state` is one of STATES."""
-
-    id: int
-    created_at: str
-    entries: int
-    first_text: str
-    model: str
-    state: str
-
-
-def summaries(
-    conn: Connection,
-    limit: int | None = 50,
-    *,
-    query: str | None = None,
-    model: str | None = None,
-    state: str | None = None,
-) -> list[Summary]:
-    """The conversations that have entries, newest first; `limit` None: all.
-
-    `query` matches any entry's text (case-insensitive); `model` is the model as stored; `state`
-    one of STATES ("stopped": the last turn ended at the iteration bound or by a model stop;
-    "needs-approval": a worker stopped it at a side effect that waits for `approve`/`decline`).
-    """
-    if state is not None and state not in STATES:
-        raise AgentError(f"unknown state {state!r}: one of {', '.join(STATES)}")
-    where, params = ["n > 0"], []
-    if model is not None:
-        where.append("c.model = ?")
-        params.append(model)
-    if query:
-        escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        where.append("EXISTS (SELECT 1 FROM entries q WHERE q.conversation_id = c.id AND q.content LIKE ? ESCAPE '\\')")
-        params.append(f"%{escaped}%")
-    rows = conn.execute(
-        f"""
-        SELECT * FROM (
-            SELECT c.id, c.created_at, c.model, c.last_stop,
-                   EXISTS (SELECT 1 FROM pending_approvals p WHERE p.conversation_id = c.id) AS pending,
-                   (SELECT count(*) FROM entries WHERE conversation_id = c.id) AS n,
-                   (SELECT content FROM entries WHERE conversation_id = c.id AND position = 0) AS first,
-                   (SELECT role || ' ' || content FROM entries WHERE conversation_id = c.id
-                    ORDER BY position DESC LIMIT 1) AS last
-            FROM conversations c
-        ) c WHERE {" AND ".join(where)} ORDER BY c.id DESC
-        """,
-        params,
-    )
-    found: list[Summary] = []
-    for r in rows:
-        summary = Summary(r["id"], r["created_at"], r["n"], _first_text(r["first"]), r["model"], _state(r))
-        if state is None or summary.state == state:
-            found.append(summary)
-            if limit is not None and len(found) == limit:
-                break
-    return found
-
-
-def _state(row: Row) -> str:
-    if row["pending"]:
-        return "needs-approval"
-    if row["last_stop"] is not None:
-        return "stopped"
-    role, _, content = row["last"].partition(" ")
-    return conversation_state([{"role": role, "content": json.loads(content)}])
-
-
-def _first_text(content: str | None) -> str:
-    if content is None:
-        return ""
-    value = json.loads(content)
-    if isinstance(value, str):
-        return value
-    return " ".join(block.get("text", "") for block in value if block.get("type") == "text")
-
-
 @dataclass(frozen=True)
 class Reply:
     """One reply as the API sent it, stored beside the list (see migration m007_replies)."""
@@ -340,40 +260,58 @@ class Journal:
         self.stored = len(messages)
         self.last = _dumps(messages[-1]["content"]) if messages else None
 
-    def sync(self, messages: list[JSON], reply: Reply | None = None, checked: int | None = None) -> None:
+    def sync(
+        self,
+        messages: list[JSON],
+        reply: Reply | None = None,
+        checked: int | None = None,
+        texts: Sequence[str | None] | None = None,
+    ) -> None:
         """Store what changed in the list, and `reply` (the one that just arrived) in the same transaction;
-        `checked`: how many leading entries passed the grammar check with no finding (None: unchanged)."""
+        `checked`: how many leading entries passed the grammar check with no finding (None: unchanged);
+        `texts`: each entry's content as stored (`_dumps`), where the caller keeps them (agent/entry_texts.py)."""
         if len(messages) < self.stored:
             raise AgentError(f"conversation {self.cid}: the list shrank from {self.stored} to {len(messages)} entries")
+        known = texts if texts is not None else [None] * len(messages)
+        written = [_text_of(messages, known, i) for i in range(max(self.stored - 1, 0), len(messages))]
         try:
-            self._write(messages, reply, checked)
+            self._write(messages, written, reply, checked)
         except sqlite3.IntegrityError as exc:  # another process stored entries here meanwhile
             raise ConversationChanged(
                 f"conversation {self.cid} was changed by another process while this one ran ({exc}); nothing more "
                 f"was stored here: `scheduler-agent conversations show {self.cid}` shows what it holds"
             ) from None
         self.stored = len(messages)
-        self.last = _dumps(messages[-1]["content"]) if messages else None
+        self.last = written[-1] if messages else None
 
-    def _write(self, messages: list[JSON], reply: Reply | None, checked: int | None) -> None:
+    def _write(self, messages: list[JSON], texts: list[str], reply: Reply | None, checked: int | None) -> None:
+        """`texts`: the stored text of each entry from the last one stored before (if any) to the end."""
         with transaction(self.conn):
             if reply is not None:
                 _insert_reply(self.conn, self.cid, reply)
-            if self.stored and (text := _dumps(messages[self.stored - 1]["content"])) != self.last:
+            if self.stored and (text := texts[0]) != self.last:
                 size = entry_size(messages[self.stored - 1]["role"], text)
                 self.conn.execute(
                     "UPDATE entries SET content = ?, size = ? WHERE conversation_id = ? AND position = ?",
                     (text, size, self.cid, self.stored - 1),
                 )
-            _insert_entries(self.conn, self.cid, messages, self.stored)
+            _insert_entries(self.conn, self.cid, messages, self.stored, texts[1:] if self.stored else texts)
             if checked is not None:
                 self.conn.execute("UPDATE conversations SET checked = ? WHERE id = ?", (checked, self.cid))
 
 
-def _insert_entries(conn: Connection, cid: int, messages: list[JSON], start: int) -> None:
-    for position in range(start, len(messages)):
+def _text_of(messages: list[JSON], texts: Sequence[str | None], index: int) -> str:
+    known = texts[index] if index < len(texts) else None
+    return known if known is not None else _dumps(messages[index]["content"])
+
+
+def _insert_entries(
+    conn: Connection, cid: int, messages: list[JSON], start: int, texts: Sequence[str] | None = None
+) -> None:
+    """Insert `messages[start:]`; `texts`: their stored texts, in order, when the caller has them."""
+    for offset, position in enumerate(range(start, len(messages))):
         entry = messages[position]
-        text = _dumps(entry["content"])
+        text = texts[offset] if texts is not None else _dumps(entry["content"])
         conn.execute(
             "INSERT INTO entries (conversation_id, position, role, content, size) VALUES (?,?,?,?,?)",
             (cid, position, entry["role"], text, entry_size(entry["role"], text)),

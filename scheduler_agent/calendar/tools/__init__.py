@@ -65,7 +65,7 @@ def _load_definitions() -> str:
 
 def tool_definitions() -> list[JSON]:
     """The tools as sent to the API, from `prompts/tools.json` (a fresh copy each time: parsing makes one,
-    in a tenth of the time a deep copy takes; the loop asks for them at every call)."""
+    in a tenth of the time a deep copy takes)."""
     definitions: list[JSON] = json.loads(_load_definitions())
     return definitions
 
@@ -92,10 +92,12 @@ class CalendarTools:
         self.deadline_seconds = deadline_seconds
         self.calendar: Calendar = calendar if calendar is not None else SqliteCalendar(conn)
         self.context = Context(self.calendar, clock)
+        self._definitions = tool_definitions()
 
     @property
     def definitions(self) -> list[JSON]:
-        return tool_definitions()
+        """This toolbox's own copy, parsed once: the loop reads it at every call (a parse took ~30 µs)."""
+        return self._definitions
 
     def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
         tool = TOOLS.get(name)

@@ -1,0 +1,130 @@
+"""One encoding of each entry serves the check, the size and the store, and each gives the answer it gave alone."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from scheduler_agent.agent.entry_texts import EntryTexts, content_text
+from scheduler_agent.agent.request import encode, encode_text
+from scheduler_agent.agent.sizes import EntrySizes
+from scheduler_agent.grammar.check import IncrementalChecker, check
+from scheduler_agent.storage import conversations, db
+from scheduler_agent.storage.conversations import Context, Journal
+
+UNICODE = 'Réunion 🗓️ — 会議, e\u0301, \u202e, "quoted" \\ back'
+
+
+def user(value: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": value}]}
+
+
+def round_of(number: int) -> list[dict[str, Any]]:
+    call = {"type": "tool_use", "id": f"toolu_{number}", "name": "find_free_slots", "input": {"who": UNICODE}}
+    result = {"type": "tool_result", "tool_use_id": call["id"], "content": UNICODE}
+    return [
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}, call]},
+        {"role": "user", "content": [result]},
+    ]
+
+
+def test_the_texts_are_each_entrys_content_as_encoded_as_the_list_grows_and_changes() -> None:
+    texts, messages = EntryTexts(), [user(UNICODE)]
+    assert texts.update(messages) == [encode_text(messages[0]["content"])]
+    for number in range(5):
+        messages += round_of(number)
+        assert texts.update(messages) == [encode_text(entry["content"]) for entry in messages]
+        assert texts.encoded == 3  # the two new entries, and the one that was last (it may have changed)
+    messages[-1]["content"] = [*messages[-1]["content"], {"type": "text", "text": "and"}]  # text joins the turn
+    assert texts.update(messages)[-1] == encode_text(messages[-1]["content"])
+    del messages[-3:]
+    messages.append(user("replaced"))
+    assert texts.update(messages) == [encode_text(entry["content"]) for entry in messages]
+    copy = list(messages)  # another list: encoded whole
+    texts.update(copy)
+    assert texts.encoded == len(copy)
+
+
+def test_a_stored_list_is_seeded_with_its_last_text_only_and_reads_the_rest_on_demand() -> None:
+    messages = [user("one"), *round_of(1), user(UNICODE)]
+    texts = EntryTexts()
+    texts.seed(messages)
+    assert texts.texts == [None, None, None, encode_text(messages[-1]["content"])]
+    assert texts.text(messages, 1) == encode_text(messages[1]["content"])
+    messages += round_of(2)
+    assert texts.update(messages)[-3:] == [encode_text(entry["content"]) for entry in messages[-3:]]
+    assert texts.encoded == 3
+
+
+def test_an_entry_that_is_not_an_object_or_not_json_has_no_text() -> None:
+    assert content_text("a string entry") is None
+    assert content_text({"role": "user"}) is None
+    assert content_text({"role": "user", "content": {1, 2}}) is None
+    loop: list[Any] = []
+    loop.append(loop)
+    assert content_text({"role": "user", "content": loop}) is None
+    assert EntryTexts().update(["odd", user("x")]) == [None, encode_text(user("x")["content"])]
+
+
+def test_sizes_from_the_texts_are_the_encodings() -> None:
+    texts, sizes, messages = EntryTexts(), EntrySizes(), [user(UNICODE)]
+    for number in range(4):
+        messages += round_of(number)
+        assert sizes.total(messages, texts.update(messages)) == len(encode(messages))  # type: ignore[arg-type]
+    messages.append({"role": "user", "content": "plain", "cache_control": {"type": "ephemeral"}})  # a third key
+    assert sizes.total(messages, texts.update(messages)) == len(encode(messages))  # type: ignore[arg-type]
+
+
+def test_the_checker_with_the_texts_as_fingerprint_answers_as_a_whole_walk() -> None:
+    texts = EntryTexts()
+    checker = IncrementalChecker(texts.fingerprint)
+    messages: list[Any] = [user("find a slot")]
+    steps = [
+        lambda: messages.extend(round_of(1)),
+        lambda: messages[-1]["content"].append({"type": "text", "text": ""}),  # in place: an empty text block
+        lambda: messages[-1]["content"].pop(),
+        lambda: messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1"}]}),
+        lambda: messages.pop(),
+        lambda: messages[-1].update(role="assistant"),  # in place: the role itself
+        lambda: messages[-1].update(role="user"),
+        lambda: messages.append("not an entry"),
+    ]
+    for step in steps:
+        step()
+        texts.update(messages)
+        assert checker.check(messages, mode="request") == check(messages, mode="request")
+
+
+def test_the_journal_stores_the_same_rows_from_the_texts(tmp_path: Path) -> None:
+    """Two conversations grown the same way, one journal given the texts and one not: the same rows."""
+    conn = db.connect(tmp_path / "c.db")
+    context = Context("claude-sonnet-5-5", 100, "system", [], False)
+    lists: list[list[dict[str, Any]]] = [[user(UNICODE)], [user(UNICODE)]]
+    journals = []
+    texts = EntryTexts()
+    for _ in lists:
+        cid = conversations.create(conn, context, started_on="2026-08-27", clock_pin=None)
+        journals.append(Journal(conn, cid, []))
+
+    def sync() -> None:
+        journals[0].sync(lists[0], texts=texts.update(lists[0]))
+        journals[1].sync(lists[1])
+
+    sync()
+    for number in range(3):
+        for messages in lists:
+            messages += round_of(number)
+        sync()
+    for messages in lists:  # text joins the trailing user turn, in place
+        messages[-1]["content"] = [*messages[-1]["content"], {"type": "text", "text": UNICODE}]
+    sync()
+    rows = [stored_rows(conn, journal.cid) for journal in journals]
+    assert rows[0] == rows[1]
+    assert [row[1] for row in rows[0]] == [encode_text(entry["content"]) for entry in lists[0]]
+    assert [row[2] for row in rows[0]] == [len(encode(entry)) for entry in lists[0]]
+
+
+def stored_rows(conn: sqlite3.Connection, cid: int) -> list[tuple[str, str, int]]:
+    query = "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position"
+    return [tuple(row) for row in conn.execute(query, (cid,))]  # type: ignore[misc]
