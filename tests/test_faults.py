@@ -343,6 +343,16 @@ def test_control_and_bidi_characters_are_shown_not_obeyed_and_stored_verbatim(
     assert as_json[1]["content"][0]["text"] == HOSTILE
 
 
+def test_every_character_that_is_marked_is_marked_alone_or_in_text_and_plain_text_is_kept() -> None:
+    from scheduler_agent.cli.terminal import _VISIBLE, visible
+
+    for code, mark in _VISIBLE.items():  # visible() searches first and translates only what has one
+        assert visible(chr(code)) == mark
+        assert visible(f"Sync {chr(code)} ok") == f"Sync {mark} ok"
+    plain = "Réunion 🗓️ — 会議\n\tnext line"
+    assert visible(plain) is plain
+
+
 def test_a_tool_result_quoting_a_hostile_title_is_shown_safely_in_the_trace(demo_db: Path, api: Serve) -> None:
     call = tool_use(
         "toolu_1",

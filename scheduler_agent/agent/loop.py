@@ -134,8 +134,11 @@ def describe_call(call: JSON) -> str:
     """`create_event(with="priya", minutes=30)`: a call as a person reads it, its values as JSON."""
     arguments = call.get("input")
     items = arguments.items() if isinstance(arguments, dict) else []  # a malformed call is still shown
-    args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in items)
+    args = ", ".join(f"{key}={_as_json(value)}" for key, value in items)
     return f"{call.get('name')}({args})"
+
+
+_as_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps makes an encoder at each call
 
 
 def last_calls(messages: list[JSON]) -> list[JSON]:

@@ -193,6 +193,8 @@ class Trace:
                 self.turn_usage, self.turn_iterations, self.turn_cost = {}, 0, None
                 if outcome.statement:
                     self.out.write(style(f"[stopped] {visible(outcome.statement)}", "yellow") + "\n")
+            case _:  # nothing to say (a round answered, a streamed event): nothing to flush
+                return
         self.out.flush()
 
     def _reply(self, reply: dict[str, Any]) -> list[str]:
