@@ -14,7 +14,7 @@ from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.api.client import ModelAPI, make_client
-from scheduler_agent.grammar.check import IncrementalChecker, check
+from scheduler_agent.grammar.check import IncrementalChecker, check, rules_digest
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
@@ -89,6 +89,49 @@ def test_a_resumed_session_sends_its_first_request_examining_and_measuring_only_
         assert sent[0].size == len(encode(sent[0].request)) == len(encode(server.received[-1]))
         assert again.requests.checker.examined <= 5  # the prefix's last round and the new turn, not 15 entries
         assert again.requests.sizes.entries.measured <= 2  # the new turn and the entry before it
+
+
+@pytest.mark.parametrize("rules", ["0123456789abcdef", None], ids=["other rules", "before m034"])
+def test_a_mark_made_by_other_rules_is_not_trusted_and_the_list_is_checked_whole(
+    demo_db: Path, rules: str | None
+) -> None:
+    """A version whose check differs (a new rule, a fix), or one before the digest was stored, made the mark:
+    the resumed list is examined whole on its first request, and the mark is then this version's."""
+    calls = [
+        Reply([text(f"Looking {n}"), tool_use(f"toolu_d{n}", "find_free_slots", {"person": "priya"})], "tool_use")
+        for n in range(4)
+    ]
+    events: list[Event] = []
+    with ScriptedServer([*calls, Reply([text("Monday.")]), Reply([text("Tuesday.")])]) as server:
+        conn = db.connect(demo_db)
+        first = session(conn, server, events)
+        first.store()
+        first.ask("When is Priya free?")
+        assert first.cid is not None
+        assert conversations.load(conn, first.cid)[0].checked > 0  # trusted by the rules that made it
+        conn.execute("UPDATE conversations SET checked_rules = ?", (rules,))
+        record, stored = conversations.load(conn, first.cid)
+        assert record.checked == 0
+        again = session(conn, server, events, first.cid)
+        again.ask("And Tuesday?")
+        assert again.requests.checker.examined == len(stored) + 1  # every stored entry, and the new turn
+        row = conn.execute("SELECT checked, checked_rules FROM conversations").fetchone()
+        assert row[0] == len(stored) + 1
+        assert row[1] == rules_digest()
+
+
+def test_the_rules_digest_is_of_the_checks_own_code() -> None:
+    from importlib import resources
+
+    import scheduler_agent.grammar.check as grammar_check
+
+    digest = rules_digest()
+    assert len(digest) == 16
+    assert int(digest, 16) >= 0
+    assert rules_digest() == digest  # one per process
+    assert {"rules.py", "walk.py", "blocks.py", "check.py"} <= set(grammar_check._RULE_MODULES)
+    for name in grammar_check._RULE_MODULES:  # each is a file of the package that is read
+        assert (resources.files("scheduler_agent.grammar") / name).is_file()
 
 
 def test_an_entry_stored_before_the_sizes_is_measured_and_a_repair_clears_the_mark(demo_db: Path) -> None:

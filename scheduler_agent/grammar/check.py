@@ -23,8 +23,11 @@ same answer while examining only what was added since its last call. Pure: stand
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
+from importlib import resources
 from typing import Any
 
 from scheduler_agent.agent.errors import AgentError
@@ -201,6 +204,20 @@ def check(
     walker = Walker()
     settled = [found for index in range(len(messages)) for found in walker.entry(messages, index)]
     return _assemble(settled, walker, messages, mode, raw, prefill_refused)
+
+
+_RULE_MODULES = ("rules.py", "walk.py", "blocks.py", "check.py")  # the code that decides what a list may hold
+
+
+@cache
+def rules_digest() -> str:
+    """A digest of the check's own code: a stored mark ("these entries passed the check") holds only for
+    the rules that made it. Any change to them, a new rule or a fix, makes marks from before untrusted,
+    so those lists are checked whole once more."""
+    digest = hashlib.sha256()
+    for name in _RULE_MODULES:
+        digest.update((resources.files("scheduler_agent.grammar") / name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _fingerprint_at(messages: Sequence[Any], index: int) -> str:

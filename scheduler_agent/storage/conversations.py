@@ -20,6 +20,7 @@ from typing import Any, Literal
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.request import encode_text
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.grammar.check import rules_digest
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection, dialect
 
@@ -58,7 +59,7 @@ class Stored:
     clock_pin: str | None
     counters: dict[str, int]
     last_stop: str | None = None  # 'bound' or 'model' when the last turn ended so (m008_turn_stops)
-    checked: int = 0  # leading entries that passed the grammar check with no finding (m019)
+    checked: int = 0  # leading entries that passed this version's grammar check with no finding (m019, m034)
     sizes: tuple[int | None, ...] = ()  # each entry's size in bytes as encoded in a request; None: not stored
 
 
@@ -120,7 +121,7 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
         row["clock_pin"],
         {c: row[c] for c in COUNTERS},
         row["last_stop"],
-        row["checked"],
+        row["checked"] if row["checked_rules"] == rules_digest() else 0,  # a mark holds for the rules that made it
         tuple(map(itemgetter(1), rows)),
     )
     return stored, messages
@@ -297,7 +298,10 @@ class Journal:
                 )
             _insert_entries(self.conn, self.cid, messages, self.stored, texts[1:] if self.stored else texts)
             if checked is not None:
-                self.conn.execute("UPDATE conversations SET checked = ? WHERE id = ?", (checked, self.cid))
+                self.conn.execute(
+                    "UPDATE conversations SET checked = ?, checked_rules = ? WHERE id = ?",
+                    (checked, rules_digest(), self.cid),
+                )
 
 
 def _text_of(messages: list[JSON], texts: Sequence[str | None], index: int) -> str:

@@ -630,3 +630,11 @@ def m031_pending_approvals(conn: Connection) -> None:
         """,
         "CREATE INDEX pending_approvals_by_conversation ON pending_approvals (conversation_id)",
     )
+
+
+@migration
+def m034_checked_rules(conn: Connection) -> None:
+    """`conversations.checked_rules`: the digest of the grammar check's rules that made the `checked` mark
+    (m019). A mark holds only for those rules: a list stored by a version whose check differs, or before
+    this migration (NULL), is checked whole on its next request, once."""
+    _run(conn, "ALTER TABLE conversations ADD COLUMN checked_rules TEXT")
