@@ -128,3 +128,19 @@ def test_the_journal_stores_the_same_rows_from_the_texts(tmp_path: Path) -> None
 def stored_rows(conn: sqlite3.Connection, cid: int) -> list[tuple[str, str, int]]:
     query = "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position"
     return [tuple(row) for row in conn.execute(query, (cid,))]  # type: ignore[misc]
+
+
+def test_read_from_names_where_a_reader_must_read_again() -> None:
+    from scheduler_agent.agent.growth import read_from
+
+    a, b, c, d = user("a"), user("b"), user("c"), user("d")
+    messages = [a, b, c]
+    assert read_from(messages, None, []) == 0  # never read
+    assert read_from(messages, messages, [a, b, c]) == 2  # nothing new: the last one again (in place?)
+    messages.append(d)
+    assert read_from(messages, messages, [a, b, c]) == 2  # the one that was last, then the new one
+    messages[2:] = [user("x")]  # the end replaced
+    assert read_from(messages, messages, [a, b, c, d]) == 2
+    del messages[1:]
+    assert read_from(messages, messages, [a, b, c, d]) == 1  # removed at the end: nothing to read again
+    assert read_from(list(messages), messages, [a]) == 0  # another list: read it whole

@@ -7,10 +7,9 @@ reply as it arrived. One `EntryTexts` per list encodes each new entry once, and 
 at each `update`: it is the one entry that may have changed in place (text joining a trailing user
 turn), which identity cannot tell.
 
-The assumption of grammar's IncrementalChecker, EntrySizes and CallIds: entries are appended or removed
-at the end, and an entry is changed in place only while it is the last one. Another list object is
-read from the start. An entry that is not an object, or whose content is not JSON, has no text (None):
-each reader then does what it did without one.
+Where to encode again is `growth.read_from`'s answer, as for EntrySizes and CallIds (entries appended
+or removed at the end, the last one perhaps changed in place). An entry that is not an object, or whose
+content is not JSON, has no text (None): each reader then does what it did without one.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scheduler_agent.agent.growth import read_from
 from scheduler_agent.agent.request import encode_text
 from scheduler_agent.agent.types import JSON
 
@@ -51,7 +51,7 @@ class EntryTexts:
 
     def update(self, messages: Sequence[Any]) -> list[str | None]:
         """Bring `texts` up to date with `messages` and return it."""
-        start = self._start(messages)
+        start = read_from(messages, self._list, self._entries)
         del self._entries[start:], self.texts[start:]
         self.encoded = 0
         for entry in messages[start:]:
@@ -77,12 +77,3 @@ class EntryTexts:
             return None
         text = self.text(messages, index)
         return None if text is None else f"{entry['role']}\n{text}"
-
-    def _start(self, messages: Sequence[Any]) -> int:
-        if messages is not self._list:
-            return 0
-        kept = min(len(messages), len(self._entries)) - 1
-        while kept >= 0 and messages[kept] is not self._entries[kept]:
-            kept -= 1  # removed or replaced since the last call
-        # the last entry encoded may have changed in place while it was the last one: encode it again
-        return max(kept, 0) if kept == len(self._entries) - 1 else kept + 1

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from scheduler_agent.agent.growth import read_from
+
 
 class Fit(StrEnum):
     USABLE = "usable"
@@ -118,8 +120,8 @@ class CallIds:
     """`call_ids(messages)` as a set kept up to date while the list grows: each entry is read when it is new
     (and once more when the next one arrives), so asking costs the same at 10 entries and at 10,000.
 
-    The assumption of grammar's IncrementalChecker: entries are appended or removed at the end, and an
-    entry is changed in place only while it is the last one. Another list object is read from the start."""
+    Where to read again is `growth.read_from`'s answer (entries appended or removed at the end, the last
+    one perhaps changed in place); another list object is read from the start."""
 
     def __init__(self) -> None:
         self._list: Sequence[Mapping[str, Any]] | None = None
@@ -129,7 +131,7 @@ class CallIds:
 
     def of(self, messages: Sequence[Mapping[str, Any]]) -> KeysView[str]:
         """Every tool_use id in the assistant entries of `messages` (a live view: do not keep it)."""
-        start = self._start(messages)
+        start = read_from(messages, self._list, self._entries)
         for ids in self._ids[start:]:
             for call_id in ids:
                 self._counts[call_id] -= 1
@@ -144,11 +146,3 @@ class CallIds:
             self._ids.append(ids)
         self._list = messages
         return self._counts.keys()
-
-    def _start(self, messages: Sequence[Mapping[str, Any]]) -> int:
-        if messages is not self._list:
-            return 0
-        kept = min(len(messages), len(self._entries)) - 1
-        while kept >= 0 and messages[kept] is not self._entries[kept]:
-            kept -= 1
-        return max(kept, 0) if kept == len(self._entries) - 1 else kept + 1

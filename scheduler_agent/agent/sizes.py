@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scheduler_agent.agent.growth import read_from
 from scheduler_agent.agent.request import encode, encode_text
 from scheduler_agent.agent.types import JSON
 
@@ -28,10 +29,8 @@ _ENTRY_FRAME = len('{"role":,"content":}')  # what `encode` writes around an ent
 class EntrySizes:
     """`len(encode(entry))` for each entry of one list, read again only where the list changed.
 
-    The same assumption as grammar's IncrementalChecker: entries are appended or removed at the end,
-    and an entry is changed in place only while it is the last one (replacing an older entry, or editing
-    it in place, needs a new EntrySizes). Entries replaced at the end by other objects are measured from
-    the first of them; a different list object is measured whole."""
+    Where to measure again is `growth.read_from`'s answer (entries appended or removed at the end, the
+    last one perhaps changed in place; editing an older entry in place needs a new EntrySizes)."""
 
     def __init__(self) -> None:
         self._list: Sequence[JSON] | None = None
@@ -51,7 +50,7 @@ class EntrySizes:
     def total(self, messages: Sequence[JSON], texts: Sequence[str | None] | None = None) -> int:
         """The encoded size of `messages` as a JSON array: `len(encode(list(messages)))`. `texts`: each entry's
         content as `EntryTexts` keeps it (then an entry is measured from its text, not encoded again)."""
-        start = self._start(messages)
+        start = read_from(messages, self._list, self._entries)
         for size in self._sizes[start:]:
             self._sum -= size
         del self._entries[start:], self._sizes[start:]
@@ -65,15 +64,6 @@ class EntrySizes:
             self.measured += 1
         self._list = messages
         return 2 + self._sum + max(len(messages) - 1, 0)
-
-    def _start(self, messages: Sequence[JSON]) -> int:
-        if messages is not self._list:
-            return 0
-        kept = min(len(messages), len(self._entries)) - 1
-        while kept >= 0 and messages[kept] is not self._entries[kept]:
-            kept -= 1  # removed or replaced since the last call
-        # the last entry measured may have changed in place while it was the last one: measure it again
-        return max(kept, 0) if kept == len(self._entries) - 1 else kept + 1
 
 
 class RequestSizes:
