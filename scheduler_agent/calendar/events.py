@@ -241,20 +241,22 @@ BusyTime = tuple[int, datetime, datetime]  # an event's id, and the start and en
 @lru_cache(maxsize=64)
 def _busy_queries(count: int) -> tuple[str, str]:
     """`_INDEXED` and `_LIVE` for any of `count` people (:p0, :p1, ...), without the titles busy time
-    does not need."""
+    does not need. The indexed half gives a row per event and person asked for, attendees joined after
+    the index range (CROSS JOIN keeps that order in SQLite; PostgreSQL plans it itself): no correlated
+    subquery per row."""
     anyone = f"a.person_key IN ({', '.join(f':p{index}' for index in range(count))})"
-    attends = _ATTENDS.replace("a.person_key = :person", anyone)
     indexed = (
-        f"SELECT e.id, e.start_utc, e.end_utc, {_KEYS} AS keys FROM events e "
+        "SELECT e.id, e.start_utc, e.end_utc, a.person_key FROM events e CROSS JOIN event_attendees a "
         "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
-        f"AND e.rrule IS NULL AND e.rdates = '' AND {attends} "
+        f"AND e.rrule IS NULL AND e.rdates = '' AND a.event_id = e.id AND {anyone} "
         "UNION ALL "
-        f"SELECT e.id, o.start_utc, o.end_utc, {_KEYS} AS keys "
+        "SELECT e.id, o.start_utc, o.end_utc, a.person_key "
         "FROM occurrences o JOIN event_series s ON s.event_id = o.event_id JOIN events e ON e.id = o.event_id "
+        "CROSS JOIN event_attendees a "
         "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
-        f"AND {_COVERED} AND {attends}"
+        f"AND {_COVERED} AND a.event_id = e.id AND {anyone}"
     )
-    return indexed, _LIVE.replace(_ATTENDS, attends)
+    return indexed, _LIVE.replace(_ATTENDS, _ATTENDS.replace("a.person_key = :person", anyone))
 
 
 def busy_for(
@@ -263,8 +265,8 @@ def busy_for(
     """Each of `keys`' busy time overlapping [start_utc, end_utc): the id, start and end of each event of
     `events_for(conn, key, start_utc, end_utc)`, in its order.
 
-    One read for all of them: an event several of them attend is read once, and the window's index range
-    is walked once, not once a person (the free-slot search asks for everyone in the meeting at once).
+    One read for all of them: the window's index range is walked once, not once a person (the free-slot
+    search asks for everyone in the meeting at once), and a series none of them covers is expanded once.
     """
     wanted = list(dict.fromkeys(keys))
     found: dict[str, list[BusyTime]] = {key: [] for key in wanted}
@@ -272,11 +274,8 @@ def busy_for(
         return found
     indexed, live = _busy_queries(len(wanted))
     args = {**_window(conn, start_utc, end_utc), **{f"p{index}": key for index, key in enumerate(wanted)}}
-    for event_id, start, end, attendees in conn.execute(indexed, args):
-        busy = (event_id, from_utc_text(start), from_utc_text(end))
-        for key in _stored_attendees(attendees):
-            if key in found:
-                found[key].append(busy)
+    for event_id, start, end, key in conn.execute(indexed, args):
+        found[key].append((event_id, from_utc_text(start), from_utc_text(end)))
     for row in conn.execute(live, args):
         occurrences = [(row["id"], o.start, o.end) for o in live_occurrences(row, start_utc, end_utc)]
         for key in _stored_attendees(row["keys"]):
