@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -196,3 +197,62 @@ def test_format_window_uses_the_zone_given() -> None:
     window = (datetime(2026, 8, 31, 13, tzinfo=UTC), datetime(2026, 8, 31, 14, tzinfo=UTC))
     assert format_window(window, "Europe/London") == "Mon 2026-08-31 14:00-15:00"
     assert format_window(window, "America/New_York") == "Mon 2026-08-31 09:00-10:00"
+
+
+def plain_subtract(free: list[Interval], busy: list[Interval]) -> list[Interval]:
+    """`subtract` as it was before its fast path: every busy interval cuts every piece, in order."""
+    result = list(free)
+    for busy_start, busy_end in sorted(busy):
+        pieces = []
+        for start, end in result:
+            if busy_end <= start or busy_start >= end:
+                pieces.append((start, end))
+                continue
+            if start < busy_start:
+                pieces.append((start, busy_start))
+            if busy_end < end:
+                pieces.append((busy_end, end))
+        result = pieces
+    return result
+
+
+def plain_intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
+    """`intersect` as it was, with max() and min()."""
+    found = [(max(a0, b0), min(a1, b1)) for a0, a1 in a for b0, b1 in b]
+    return sorted((start, end) for start, end in found if start < end)
+
+
+def random_intervals(rng: random.Random, count: int, zone: ZoneInfo | None) -> list[Interval]:
+    """Intervals on a few days around the end of DST in London, on a 15-minute grid so that ends touch and
+    repeat: overlapping, nested, empty, backwards; in UTC, or some of them in `zone`."""
+    base = datetime(2026, 10, 24, tzinfo=UTC)
+    found = []
+    for _ in range(count):
+        start = base + timedelta(minutes=15 * rng.randrange(0, 4 * 24 * 3))
+        end = start + timedelta(minutes=15 * rng.choice((-2, 0, 1, 1, 2, 4, 8, 20, 60)))
+        if zone is not None and rng.random() < 0.4:
+            start, end = start.astimezone(zone), end.astimezone(zone)
+        found.append((start, end))
+    return found
+
+
+@pytest.mark.parametrize("zone", [None, LONDON], ids=["utc", "some-in-london"])
+def test_subtract_and_intersect_give_what_the_plain_loops_give(zone: ZoneInfo | None) -> None:
+    """The fast path of `subtract` (all UTC: only the busy intervals that reach a free one cut it) and the
+    comparisons of `intersect` leave exactly the pieces, and the same datetime objects, of the plain loops."""
+    rng = random.Random(5)
+    cut = 0
+    for _ in range(400):
+        free = random_intervals(rng, rng.randrange(0, 12), zone)
+        busy = random_intervals(rng, rng.randrange(0, 30), zone)
+        if rng.random() < 0.5:
+            free = sorted(free)
+        expected = plain_subtract(free, busy)
+        found = subtract(free, busy)
+        assert found == expected, (free, busy)
+        assert [(s.tzinfo, e.tzinfo) for s, e in found] == [(s.tzinfo, e.tzinfo) for s, e in expected]
+        cut += found != free
+        both = intersect(sorted(free), sorted(busy))
+        assert both == plain_intersect(sorted(free), sorted(busy))
+        assert [s.tzinfo for s, _ in both] == [s.tzinfo for s, _ in plain_intersect(sorted(free), sorted(busy))]
+    assert cut > 200  # most cases really cut something
