@@ -10,11 +10,9 @@ intersected, the busy ones subtracted, and the result is shown in the owner's ti
 from __future__ import annotations
 
 import enum
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from itertools import accumulate, chain
 from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.types import Person
@@ -114,44 +112,18 @@ def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
 
 def subtract(free: Sequence[Interval], busy: Iterable[Interval]) -> list[Interval]:
     """`free` with every busy interval cut out."""
-    cuts = sorted(busy)
-    if all(start.tzinfo is UTC and end.tzinfo is UTC for start, end in chain(free, cuts)):
-        return _subtract_utc(free, cuts)
     result = list(free)
-    for busy_start, busy_end in cuts:
-        result = _cut(result, busy_start, busy_end)
-    return result
-
-
-def _subtract_utc(free: Sequence[Interval], cuts: Sequence[Interval]) -> list[Interval]:
-    """`subtract` when every time is in UTC, and so compares as an instant (two times in one other zone
-    compare as wall-clock times, which a DST change can put out of order): each free interval is cut only
-    by the busy ones that reach into it, in the same order, which leaves it the same pieces.
-
-    The busy ones before it all end by its start (the latest end so far, `reach`, is at most its start);
-    those after it begin at its end or later (`cuts` are sorted). Neither can cut a piece of it."""
-    reach = list(accumulate((end for _, end in cuts), max))
-    starts = [start for start, _ in cuts]
-    result: list[Interval] = []
-    for start, end in free:
-        pieces = [(start, end)]
-        for busy_start, busy_end in cuts[bisect_right(reach, start) : bisect_left(starts, end)]:
-            pieces = _cut(pieces, busy_start, busy_end)
-        result += pieces
-    return result
-
-
-def _cut(pieces: Sequence[Interval], busy_start: datetime, busy_end: datetime) -> list[Interval]:
-    """`pieces` less [busy_start, busy_end)."""
-    result = []
-    for start, end in pieces:
-        if busy_end <= start or busy_start >= end:
-            result.append((start, end))
-            continue
-        if start < busy_start:
-            result.append((start, busy_start))
-        if busy_end < end:
-            result.append((busy_end, end))
+    for busy_start, busy_end in sorted(busy):
+        pieces = []
+        for start, end in result:
+            if busy_end <= start or busy_start >= end:
+                pieces.append((start, end))
+                continue
+            if start < busy_start:
+                pieces.append((start, busy_start))
+            if busy_end < end:
+                pieces.append((busy_end, end))
+        result = pieces
     return result
 
 
