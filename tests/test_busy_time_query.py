@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from scheduler_agent.calendar.backend import SqliteCalendar
-from scheduler_agent.calendar.events import add_event, cancel_event, events_for
+from scheduler_agent.calendar.events import add_event, busy_for, cancel_event, events_for
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.ics.importing import import_file
 from scheduler_agent.calendar.ics.read import read_ics
@@ -239,6 +239,53 @@ def test_the_indexed_query_returns_exactly_the_rows_of_the_plain_one(varied: sql
     assert "To cancel" not in titles
 
 
+def groups(people: list[str]) -> list[list[str]]:
+    """Who the busy time is asked for: each person alone, pairs either way round, everyone, a key twice,
+    a key nobody has, and no one."""
+    pairs = [[a, b] for a in people for b in people if a != b]
+    return [[p] for p in people] + pairs + [people, [people[0], people[1], people[0]], [people[1], "nobody"], []]
+
+
+def test_busy_for_gives_each_person_the_times_of_events_for(varied: sqlite3.Connection) -> None:
+    """The one read for everyone in a meeting: per person, the id, start and end of each event
+    `events_for` gives, in its order (events several of them attend, series, long and moved ones)."""
+    people = ["you", *(person.key for person in list_people(varied))]
+    shared = 0
+    for start, end in windows()[::3]:
+        alone = {key: [(e.id, e.start, e.end) for e in events_for(varied, key, start, end)] for key in people}
+        for keys in groups(people):
+            found = busy_for(varied, keys, start, end)
+            assert list(found) == list(dict.fromkeys(keys)), keys
+            for key in found:
+                assert found[key] == alone.get(key, []), (keys, key, start, end)
+        shared += len({busy for busy in alone["you"]} & {busy for busy in alone["priya"]})
+    assert shared > 50  # events both attend were read once and given to each
+
+
+def test_busy_for_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
+    conn = db.connect(path)
+    people = ["you", *(person.key for person in list_people(conn))]
+    found = 0
+    for start, end in windows()[::7]:
+        busy = busy_for(conn, people, start, end)
+        for key in people:
+            assert busy[key] == [(e.id, e.start, e.end) for e in events_for(conn, key, start, end)]
+            found += len(busy[key])
+    assert found > 0
+
+
+def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(varied: sqlite3.Connection) -> None:
+    """It uses the same stored bound: forced below the longest event, that event goes missing (the
+    comparison above can fail)."""
+    window = (datetime(2026, 9, 1, 6, 0, tzinfo=UTC), datetime(2026, 9, 1, 7, 0, tzinfo=UTC))
+    ids = [e.id for e in plain_events_for(varied, "priya", *window) if e.title == "Three days away"]
+    assert ids and ids[0] in {busy[0] for busy in busy_for(varied, ["you", "priya"], *window)["priya"]}
+    varied.execute("UPDATE length_bounds SET seconds = 3600 WHERE what = 'event'")
+    assert ids[0] not in {busy[0] for busy in busy_for(varied, ["you", "priya"], *window)["priya"]}
+
+
 def test_the_plain_query_really_differs_from_a_bound_too_small(varied: sqlite3.Connection) -> None:
     """The comparison can fail: with the bound forced below the longest event, the long event goes missing."""
     window = (datetime(2026, 9, 1, 6, 0, tzinfo=UTC), datetime(2026, 9, 1, 7, 0, tzinfo=UTC))
@@ -252,12 +299,16 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
 
     args = {"person": "priya", "start": "2026-09-01T00:00:00Z", "end": "2026-09-08T00:00:00Z"}
     args |= {"event_lower": "2026-08-20T00:00:00Z", "occurrence_lower": "2026-08-30T00:00:00Z"}
-    for query in (events._INDEXED, events._LIVE):
-        plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {query}", args))
+    indexed, live = events._busy_queries(3)  # busy_for's, for three people
+    for query in (events._INDEXED, events._LIVE, indexed, live):
+        plan = " / ".join(
+            row[3]
+            for row in varied.execute(f"EXPLAIN QUERY PLAN {query}", args | {"p0": "you", "p1": "priya", "p2": "x"})
+        )
         assert "SCAN e" not in plan and "SCAN o" not in plan, plan
-        if query is events._INDEXED:  # m021's: single events and occurrences by time
+        if query in (events._INDEXED, indexed):  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
-            assert "USING INDEX occurrences_by_time_event" in plan
+            assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
 
 
 def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:

@@ -134,6 +134,20 @@ def test_a_buffer_keeps_time_free_around_meetings(tools: CalendarTools, demo_con
     assert "(within Priya Raman's 15-minute buffer)" in block["content"]
 
 
+def test_the_same_tools_see_each_edit_at_the_next_call(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+    """A person is parsed once per distinct stored row (types.person_from_row): the next call after an edit
+    reads the edited person, and after the edit is undone answers as the first call did."""
+    before = find(tools, person="priya")
+    edit_person(demo_conn, "priya", buffer_minutes=15)
+    assert "Mon 2026-08-31 14:15-15:00" in windows(find(tools, person="priya"))
+    edit_person(demo_conn, "priya", buffer_minutes=0)
+    assert find(tools, person="priya") == before
+    edit_person(demo_conn, "you", lunch=(time(9, 0), time(9, 30)))
+    assert "Mon 2026-08-31 09:00-09:30" not in windows(find(tools, person="priya"))
+    edit_person(demo_conn, "you", lunch=False)
+    assert find(tools, person="priya") == before
+
+
 def test_bad_hours_are_refused_with_an_example(demo_conn: sqlite3.Connection) -> None:
     with pytest.raises(CalendarError, match="--day 'sat=10:00-12:00' is not WEEKDAY=HOURS"):
         parse_days(["sat=10:00-12:00"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -196,3 +197,40 @@ def test_format_window_uses_the_zone_given() -> None:
     window = (datetime(2026, 8, 31, 13, tzinfo=UTC), datetime(2026, 8, 31, 14, tzinfo=UTC))
     assert format_window(window, "Europe/London") == "Mon 2026-08-31 14:00-15:00"
     assert format_window(window, "America/New_York") == "Mon 2026-08-31 09:00-10:00"
+
+
+def plain_intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
+    """`intersect` as it was, with max() and min()."""
+    found = [(max(a0, b0), min(a1, b1)) for a0, a1 in a for b0, b1 in b]
+    return sorted((start, end) for start, end in found if start < end)
+
+
+def random_intervals(rng: random.Random, count: int, zone: ZoneInfo | None) -> list[Interval]:
+    """Intervals on a few days around the end of DST in London, on a 15-minute grid so that ends touch and
+    repeat: overlapping, nested, empty, backwards; in UTC, or some of them in `zone`."""
+    base = datetime(2026, 10, 24, tzinfo=UTC)
+    found = []
+    for _ in range(count):
+        start = base + timedelta(minutes=15 * rng.randrange(0, 4 * 24 * 3))
+        end = start + timedelta(minutes=15 * rng.choice((-2, 0, 1, 1, 2, 4, 8, 20, 60)))
+        if zone is not None and rng.random() < 0.4:
+            start, end = start.astimezone(zone), end.astimezone(zone)
+        found.append((start, end))
+    return found
+
+
+@pytest.mark.parametrize("zone", [None, LONDON], ids=["utc", "some-in-london"])
+def test_intersect_gives_what_max_and_min_give(zone: ZoneInfo | None) -> None:
+    """`intersect` compares instead of calling max() and min(): the same pieces, and the same datetime
+    objects where two times are equal (max and min keep the first)."""
+    rng = random.Random(5)
+    found = 0
+    for _ in range(400):
+        a = sorted(random_intervals(rng, rng.randrange(0, 12), zone))
+        b = sorted(random_intervals(rng, rng.randrange(0, 30), zone))
+        both = intersect(a, b)
+        expected = plain_intersect(a, b)
+        assert both == expected, (a, b)
+        assert [(s.tzinfo, e.tzinfo) for s, e in both] == [(s.tzinfo, e.tzinfo) for s, e in expected]
+        found += len(both)
+    assert found > 1000  # the cases really overlap

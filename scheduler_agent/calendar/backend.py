@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Protocol
 
 from scheduler_agent.calendar.bookings import Booking, book_time, booking_for, lock_people, record_booking
-from scheduler_agent.calendar.events import add_event, events_for, get_record, recurrence_columns
+from scheduler_agent.calendar.events import add_event, busy_for, events_for, get_record, recurrence_columns
 from scheduler_agent.calendar.people import get_owner, list_people, match_people
 from scheduler_agent.calendar.prefs import Preference, list_preferences
 from scheduler_agent.calendar.series import store_recurrence
@@ -159,9 +159,9 @@ class SqliteCalendar:
     ) -> dict[str, list[Interval]]:
         skip = None if excluding is None else (excluding.id, excluding.start)
         lock_people(self.conn, keys)  # PostgreSQL: the check holds until the write (calendar/bookings.py)
+        found = busy_for(self.conn, keys, start, end)
         return {
-            key: [(e.start, e.end) for e in events_for(self.conn, key, start, end) if (e.id, e.start) != skip]
-            for key in keys
+            key: [(begins, ends) for event_id, begins, ends in found[key] if (event_id, begins) != skip] for key in keys
         }
 
     def events(self, keys: Sequence[str], start: datetime, end: datetime) -> list[Event]:

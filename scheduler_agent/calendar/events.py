@@ -202,20 +202,26 @@ _LIVE = (
 )
 
 
-def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: datetime) -> list[Event]:
-    """`person_key`'s events that overlap [start_utc, end_utc), by start time: the busy time the agent sees.
-
-    A repeating event gives each of its occurrences in the range, with that occurrence's times and
-    title. The free-slot search, the conflict check and `calendar show` all read through here.
-    """
+def _window(conn: Connection, start_utc: datetime, end_utc: datetime) -> dict[str, str]:
+    """The query parameters of the window [start_utc, end_utc), with the lower bounds of a start that can
+    still reach into it (the longest event's and occurrence's length before it)."""
     bounds = dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())
-    args = {
-        "person": person_key,
+    return {
         "start": to_utc_text(start_utc),
         "end": to_utc_text(end_utc),
         "event_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("event", 0) + 1)),
         "occurrence_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("occurrence", 0) + 1)),
     }
+
+
+def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: datetime) -> list[Event]:
+    """`person_key`'s events that overlap [start_utc, end_utc), by start time: the busy time the agent sees.
+
+    A repeating event gives each of its occurrences in the range, with that occurrence's times and
+    title. `calendar show` and the event list read through here; the free-slot search and the conflict
+    check through `busy_for`, which gives the same times.
+    """
+    args = {"person": person_key, **_window(conn, start_utc, end_utc)}
     events = [
         Event(event_id, title, from_utc_text(start), from_utc_text(end), _stored_attendees(keys), bool(recurring))
         for event_id, title, start, end, recurring, keys in conn.execute(_INDEXED, args)
@@ -227,6 +233,57 @@ def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: 
             for occurrence in live_occurrences(row, start_utc, end_utc)
         ]
     return sorted(events, key=lambda event: (event.start, event.id))
+
+
+BusyTime = tuple[int, datetime, datetime]  # an event's id, and the start and end of the event or occurrence
+
+
+@lru_cache(maxsize=64)
+def _busy_queries(count: int) -> tuple[str, str]:
+    """`_INDEXED` and `_LIVE` for any of `count` people (:p0, :p1, ...), without the titles busy time
+    does not need. The indexed half gives a row per event and person asked for, attendees joined after
+    the index range (CROSS JOIN keeps that order in SQLite; PostgreSQL plans it itself): no correlated
+    subquery per row."""
+    anyone = f"a.person_key IN ({', '.join(f':p{index}' for index in range(count))})"
+    indexed = (
+        "SELECT e.id, e.start_utc, e.end_utc, a.person_key FROM events e CROSS JOIN event_attendees a "
+        "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
+        f"AND e.rrule IS NULL AND e.rdates = '' AND a.event_id = e.id AND {anyone} "
+        "UNION ALL "
+        "SELECT e.id, o.start_utc, o.end_utc, a.person_key "
+        "FROM occurrences o JOIN event_series s ON s.event_id = o.event_id JOIN events e ON e.id = o.event_id "
+        "CROSS JOIN event_attendees a "
+        "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
+        f"AND {_COVERED} AND a.event_id = e.id AND {anyone}"
+    )
+    return indexed, _LIVE.replace(_ATTENDS, _ATTENDS.replace("a.person_key = :person", anyone))
+
+
+def busy_for(
+    conn: Connection, keys: Sequence[str], start_utc: datetime, end_utc: datetime
+) -> dict[str, list[BusyTime]]:
+    """Each of `keys`' busy time overlapping [start_utc, end_utc): the id, start and end of each event of
+    `events_for(conn, key, start_utc, end_utc)`, in its order.
+
+    One read for all of them: the window's index range is walked once, not once a person (the free-slot
+    search asks for everyone in the meeting at once), and a series none of them covers is expanded once.
+    """
+    wanted = list(dict.fromkeys(keys))
+    found: dict[str, list[BusyTime]] = {key: [] for key in wanted}
+    if not wanted:
+        return found
+    indexed, live = _busy_queries(len(wanted))
+    args = {**_window(conn, start_utc, end_utc), **{f"p{index}": key for index, key in enumerate(wanted)}}
+    for event_id, start, end, key in conn.execute(indexed, args):
+        found[key].append((event_id, from_utc_text(start), from_utc_text(end)))
+    for row in conn.execute(live, args):
+        occurrences = [(row["id"], o.start, o.end) for o in live_occurrences(row, start_utc, end_utc)]
+        for key in _stored_attendees(row["keys"]):
+            if key in found:
+                found[key] += occurrences
+    for times in found.values():
+        times.sort(key=lambda busy: (busy[1], busy[0]))
+    return found
 
 
 def get_event(conn: Connection, event_id: int) -> Event | None:

@@ -101,9 +101,12 @@ def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
     result = []
     for a_start, a_end in a:
         for b_start, b_end in b:
-            start, end = max(a_start, b_start), min(a_end, b_end)
-            if start < end:
-                result.append((start, end))
+            if a_start < b_end and b_start < a_end:  # else max(starts) >= min(ends): nothing in both
+                # max() and min() of the pair, as they choose between equal times: the first
+                start = a_start if a_start >= b_start else b_start
+                end = a_end if a_end <= b_end else b_end
+                if start < end:
+                    result.append((start, end))
     return sorted(result)
 
 

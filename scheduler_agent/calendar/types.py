@@ -7,8 +7,11 @@ the person keyed `you`. Errors a person (or the model) can fix are `CalendarErro
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
+from functools import lru_cache
+from typing import Any, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from scheduler_agent.agent.errors import AgentError
@@ -233,16 +236,23 @@ def check_buffer(minutes: int) -> int:
 
 
 def person_from_row(row: Row) -> Person:
-    columns = row.keys()
-    lunch = row["lunch"] if "lunch" in columns else ""
+    """The person a `people` row stores. Parsed once per distinct row: every tool call reads the owner and
+    the people, and a Person is frozen, so the same row gives the same (shared) Person."""
+    return _person(tuple(row.keys()), tuple(cast(Iterable[Any], row)))  # both kinds of row iterate
+
+
+@lru_cache(maxsize=256)
+def _person(columns: tuple[str, ...], values: tuple[Any, ...]) -> Person:
+    row = dict(zip((column.lower() for column in columns), values, strict=True))  # a row's names ignore case
+    lunch = row.get("lunch") or ""
     return Person(
         key=row["key"],
         name=row["name"],
         tz=row["tz"],
         work_start=time.fromisoformat(row["work_start"]),
         work_end=time.fromisoformat(row["work_end"]),
-        days=parse_days(row["days"].split()) if "days" in columns and row["days"] else (),
-        days_off=parse_dates_off(row["days_off"].split()) if "days_off" in columns and row["days_off"] else (),
-        buffer_minutes=int(row["buffer_minutes"]) if "buffer_minutes" in columns else 0,
+        days=parse_days(row["days"].split()) if row.get("days") else (),
+        days_off=parse_dates_off(row["days_off"].split()) if row.get("days_off") else (),
+        buffer_minutes=int(row["buffer_minutes"]) if "buffer_minutes" in row else 0,
         lunch=parse_hours(lunch) if lunch else None,
     )

@@ -41,7 +41,8 @@ def run(ctx: Context, arguments: Mapping[str, Any], tool_use_id: str | None, dea
     day = parse_week(arguments["week"], owner, ctx.clock)
     minutes = arguments.get("minutes", DEFAULT_MINUTES)
     check_minutes(minutes)
-    search = group_search(ctx, owner, people, day, minutes)
+    rules = rules_of(calendar.preferences())
+    search = group_search(ctx, owner, people, day, minutes, rules=rules)
     stale = calendar.staleness([owner.key, *(p.key for p in people)], ctx.clock.now())  # a feed gone stale
     if not search.windows:
         raise ToolError("\n".join(filter(None, [no_windows_text(ctx, owner, people, search), stale])))
@@ -52,7 +53,7 @@ def run(ctx: Context, arguments: Mapping[str, Any], tool_use_id: str | None, dea
         f"Free windows of at least {minutes} minutes for {_names(people)} and you in {period}, times in {owner.tz}:"
     ]
     lines += [f"- {format_window(window, owner.tz)}" for window in search.windows]
-    applied = rules_line(rules_of(calendar.preferences()))
+    applied = rules_line(rules)
     if applied:
         lines.append(applied)
     return "\n".join(lines + ([stale] if stale else []))
@@ -79,12 +80,15 @@ def group_search(
     everyone = [owner, *people]
     widest = timedelta(minutes=max(person.buffer_minutes for person in everyone))
     busy = ctx.calendar.busy([p.key for p in everyone], start - widest, end + widest, excluding=excluding)
-    intervals = [
-        (begins - timedelta(minutes=person.buffer_minutes), ends + timedelta(minutes=person.buffer_minutes))
-        for person in everyone
-        if person.key != without
-        for begins, ends in busy[person.key]
-    ]
+    intervals: list[Interval] = []
+    for person in everyone:
+        if person.key == without:
+            continue
+        buffer = timedelta(minutes=person.buffer_minutes)
+        if buffer:
+            intervals += [(begins - buffer, ends + buffer) for begins, ends in busy[person.key]]
+        else:  # the same times: a zero buffer widens nothing
+            intervals += busy[person.key]
     rules = rules if rules is not None else rules_of(ctx.calendar.preferences())
     closed = rule_closed(rules, owner, monday, busy[OWNER_KEY])
     return free_windows(owner, people, intervals + closed, day, minutes, ctx.clock.now())
@@ -92,6 +96,8 @@ def group_search(
 
 def rule_closed(rules: Rules, owner: Person, monday: date, owner_busy: list[Interval]) -> list[Interval]:
     """The times of the week the owner's rules keep free: hours before/after, days, days already full."""
+    if rules.not_before is None and rules.not_after is None and not rules.no_days and rules.max_per_day is None:
+        return []  # no rule closes any time
     zone = ZoneInfo(owner.tz)
     closed: list[Interval] = []
     for offset in range(WEEKDAYS):
