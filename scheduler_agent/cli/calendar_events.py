@@ -16,7 +16,6 @@ from scheduler_agent.calendar.slots import format_day, format_span, format_windo
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
 from scheduler_agent.cli.calendar import calendar_session, clock_for, examples, for_people
-from scheduler_agent.cli.calendar_json import busy_json
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import db_option, json_flag, today_option
 from scheduler_agent.storage.db import Connection, Location
@@ -115,6 +114,8 @@ def show_command(
         tools = CalendarTools(conn, clock_for(conn, today))
         other = tools.resolve_person(person, field="--person") if person is not None else None
         if as_json:
+            from scheduler_agent.cli.calendar_json import busy_json
+
             click.echo(busy_json(conn, other or owner, owner, tools, week, start, end))
             return
         if start is not None or end is not None:

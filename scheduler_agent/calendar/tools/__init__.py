@@ -8,16 +8,15 @@
 
 Each module holds its tool's texts beside its code, since they are its prompts; the values in a call
 are checked in inputs.py; the tools see the calendar only through `backend.Calendar`. The definitions
-sent to the API are `prompts/tools.json`.
+sent to the API are `prompts/tools.json`. A tool's module is imported when the table is first used (a
+call from the model): `calendar show` needs only find_free_slots, and starts without the others.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import date
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from scheduler_agent.agent.deadline import Deadline
@@ -26,7 +25,6 @@ from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.backend import Calendar, SqliteCalendar
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.slots import SlotSearch
-from scheduler_agent.calendar.tools import cancel_event, create_event, find_free_slots, list_events, move_event
 from scheduler_agent.calendar.tools.base import Context, Tool, preview_once
 from scheduler_agent.calendar.tools.inputs import (
     DEFAULT_MINUTES,
@@ -43,29 +41,39 @@ __all__ = [
     "DEFAULT_MINUTES",
     "MAX_MINUTES",
     "MIN_MINUTES",
-    "TOOLS",
     "CalendarTools",
     "check_minutes",
     "tool_definitions",
+    "tool_table",
 ]
 
-TOOLS: dict[str, Tool] = {
-    "find_free_slots": Tool(find_free_slots.run),
-    "create_event": Tool(create_event.run, create_event.preview, create_event.side_effect),
-    "list_events": Tool(list_events.run),
-    "move_event": Tool(move_event.run, move_event.preview, move_event.side_effect),
-    "cancel_event": Tool(cancel_event.run, cancel_event.preview, cancel_event.side_effect),
-}
+
+@cache
+def tool_table() -> dict[str, Tool]:
+    """The dispatch table, name -> Tool, built (its modules imported) on the first call."""
+    from scheduler_agent.calendar.tools import cancel_event, create_event, find_free_slots, list_events, move_event
+
+    return {
+        "find_free_slots": Tool(find_free_slots.run),
+        "create_event": Tool(create_event.run, create_event.preview, create_event.side_effect),
+        "list_events": Tool(list_events.run),
+        "move_event": Tool(move_event.run, move_event.preview, move_event.side_effect),
+        "cancel_event": Tool(cancel_event.run, cancel_event.preview, cancel_event.side_effect),
+    }
 
 
 @cache
 def _load_definitions() -> str:
+    from importlib import resources
+
     return (resources.files("scheduler_agent.prompts") / "tools.json").read_text(encoding="utf-8")
 
 
 def tool_definitions() -> list[JSON]:
     """The tools as sent to the API, from `prompts/tools.json` (a fresh copy each time: parsing makes one,
     in a tenth of the time a deep copy takes)."""
+    import json
+
     definitions: list[JSON] = json.loads(_load_definitions())
     return definitions
 
@@ -92,15 +100,18 @@ class CalendarTools:
         self.deadline_seconds = deadline_seconds
         self.calendar: Calendar = calendar if calendar is not None else SqliteCalendar(conn)
         self.context = Context(self.calendar, clock)
-        self._definitions = tool_definitions()
+        self._definitions: list[JSON] | None = None
 
     @property
     def definitions(self) -> list[JSON]:
-        """This toolbox's own copy, parsed once: the loop reads it at every call (a parse took ~30 µs)."""
+        """This toolbox's own copy, parsed once, when first asked for (`calendar show` never asks): the loop
+        reads it at every call (a parse took ~30 µs)."""
+        if self._definitions is None:
+            self._definitions = tool_definitions()
         return self._definitions
 
     def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
-        tool = TOOLS.get(name)
+        tool = tool_table().get(name)
         if tool is None:
             known = ", ".join(d["name"] for d in self.definitions)
             raise ToolError(f"There is no tool named {name!r}. The tools are: {known}.")
@@ -117,7 +128,7 @@ class CalendarTools:
         None when there is nothing to ask about: a tool that only reads, or a call whose change is
         already recorded (a resumed round). Raises ToolError, as the call itself would, when a check fails.
         """
-        tool = TOOLS.get(name)
+        tool = tool_table().get(name)
         if tool is None:
             return None
         try:
@@ -129,7 +140,7 @@ class CalendarTools:
 
     def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
         """What call `tool_use_id` changed, from its record; None for a tool that only reads."""
-        tool = TOOLS.get(name)
+        tool = tool_table().get(name)
         if tool is None or tool.side_effect is None:
             return None
         return tool.side_effect(self.calendar.recorded(tool_use_id))
@@ -137,6 +148,8 @@ class CalendarTools:
     # --- the same tools for a person at the CLI (no tool_use id: no record) ---------------------
 
     def find_free_slots(self, person: str, week: str, minutes: int = DEFAULT_MINUTES) -> str:
+        from scheduler_agent.calendar.tools import find_free_slots
+
         return find_free_slots.run(self.context, {"person": person, "week": week, "minutes": minutes}, None, None)
 
     def create_event(
@@ -156,14 +169,20 @@ class CalendarTools:
             arguments["title"] = title
         if also:
             arguments["also"] = also
+        from scheduler_agent.calendar.tools import create_event
+
         return create_event.run(self.context, arguments, tool_use_id, deadline)
 
     def search(self, owner: Person, other: Person | list[Person], day: date, minutes: int) -> SlotSearch:
         """The free windows of the week holding `day`, from the calendar as it is now."""
+        from scheduler_agent.calendar.tools import find_free_slots
+
         people = [other] if isinstance(other, Person) else other
         return find_free_slots.group_search(self.context, owner, people, day, minutes)
 
     def no_windows_text(self, owner: Person, other: Person | list[Person], search: SlotSearch) -> str:
+        from scheduler_agent.calendar.tools import find_free_slots
+
         people = [other] if isinstance(other, Person) else other
         return find_free_slots.no_windows_text(self.context, owner, people, search)
 
