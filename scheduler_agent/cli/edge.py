@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import traceback
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +18,6 @@ from pathlib import Path
 import click
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.storage.db import data_dir
 from scheduler_agent.storage.files import make_data_folder
 
@@ -26,7 +25,7 @@ DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
 
 
 def fail(message: str, code: int) -> None:
-    from scheduler_agent.cli.render import visible  # a message may quote the model or a calendar file
+    from scheduler_agent.cli.terminal import visible  # a message may quote the model or a calendar file
 
     click.echo(f"Error: {visible(message)}", err=True)
     raise click.exceptions.Exit(code)
@@ -41,14 +40,14 @@ def person_facing() -> Iterator[None]:
         raise  # Click's own ways out: an exit code, a usage error
     except AgentError as exc:
         fail(str(exc), exc.exit_code)
-    except ToolError as exc:
-        fail(str(exc), 1)
     except sqlite3.OperationalError as exc:  # e.g. still locked by another process after the busy timeout
         fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
     except KeyboardInterrupt:
         fail("Interrupted.", 130)
     except Exception as exc:
-        if os.environ.get(DEBUG_VARIABLE) == "1":
+        if is_tool_error(exc):
+            fail(str(exc), 1)
+        elif os.environ.get(DEBUG_VARIABLE) == "1":
             raise
         where = save_traceback(exc)
         fail(
@@ -58,8 +57,17 @@ def person_facing() -> Iterator[None]:
         )
 
 
+def is_tool_error(exc: BaseException) -> bool:
+    """A `ToolError` (a command that books as the model does), judged without importing the tools' module:
+    none can have been raised unless agent/toolbox.py was imported, and the fast commands never import it."""
+    toolbox = sys.modules.get("scheduler_agent.agent.toolbox")
+    return toolbox is not None and isinstance(exc, toolbox.ToolError)
+
+
 def save_traceback(exc: BaseException) -> Path:
     """Write the traceback to `last-error.txt` in the data folder (0600), or to a temporary file."""
+    import traceback
+
     text = "".join(traceback.format_exception(exc))
     for folder in (data_dir(), Path(os.environ.get("TMPDIR", "/tmp"))):
         try:
