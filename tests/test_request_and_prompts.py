@@ -9,7 +9,7 @@ import pytest
 
 from scheduler_agent.agent.prompt_loader import PromptError, read_prompt, render
 from scheduler_agent.agent.request import build_request
-from scheduler_agent.cli.options import DEFAULT_MODEL
+from scheduler_agent.cli.run_options import DEFAULT_MODEL
 
 
 def test_the_request_is_built_without_the_network_and_keeps_the_list_unmarked() -> None:

@@ -15,8 +15,9 @@ import click
 
 from scheduler_agent.calendar import caldav_connect as cc
 from scheduler_agent.calendar.types import CalendarError
-from scheduler_agent.cli.calendar import connect, examples
+from scheduler_agent.cli.calendar import examples
 from scheduler_agent.cli.core import argument, command
+from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option, default_db_path
 from scheduler_agent.storage.db import Connection, Location

@@ -9,7 +9,6 @@ each is imported only when one of its commands runs. `import` and `export` alone
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -18,9 +17,7 @@ from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.core import group
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import default_db_path
-from scheduler_agent.storage.db import Connection, Location, missing, open_db
-from scheduler_agent.storage.dialect import mask
+from scheduler_agent.storage.db import Connection, Location, missing
 
 
 def examples(*commands: str) -> str:
@@ -49,17 +46,6 @@ def for_people(text: str) -> str:
     return text
 
 
-def connect(db: Location | None) -> Connection:
-    """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
-    path = db if db is not None else default_db_path()
-    try:
-        return open_db(path)
-    except (sqlite3.Error, OSError) as exc:
-        raise CalendarError(
-            f"cannot open the calendar database {mask(str(path))} ({exc}); give a writable file with --db PATH"
-        ) from None
-
-
 def clock_for(conn: Connection, today: str | None) -> Clock:
     """Real time, or the `--today` pin read as the owner's wall-clock time (ValueError if malformed)."""
     if today is None:
@@ -72,6 +58,8 @@ def clock_for(conn: Connection, today: str | None) -> Clock:
 def _calendar(db: Location | None, read_only: bool = False) -> Iterator[Connection]:
     """The open calendar for one command, with person-facing errors; `read_only`: a --db file that does not
     exist is refused, never created empty."""
+    from scheduler_agent.cli.database import connect  # a command module: not for `calendar --help`
+
     with person_facing():
         if read_only and missing(db):
             raise CalendarError(

@@ -1,25 +1,28 @@
-"""`scheduler-agent conversations ...`: the stored lists, exactly as they were sent. Starts without the SDK."""
+"""`scheduler-agent conversations ...`: the stored lists, exactly as they were sent. Starts without the SDK.
+
+`list` starts with only what it uses: how `show` draws entries (cli/render.py, the loop's events), the trace
+page (cli/view.py), the store's reading of a whole conversation (storage/conversations.py) and the grammar
+are imported inside the commands that use them.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from scheduler_agent.cli.calendar import connect
-from scheduler_agent.cli.core import argument, command, group
-from scheduler_agent.cli.database import existing
+from scheduler_agent.cli.core import argument, command, entries, examples, group
+from scheduler_agent.cli.database import connect, existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option, html_option, json_flag
-from scheduler_agent.cli.render import add_usage, entries, entry_lines, examples, set_aside_lines, usage_line
-from scheduler_agent.cli.view import conversation_trace, write_page
-from scheduler_agent.grammar.check import conversation_state
-from scheduler_agent.storage import conversations, listing
-from scheduler_agent.storage.conversations import Reply
+from scheduler_agent.storage import listing
 from scheduler_agent.storage.db import Location
+
+if TYPE_CHECKING:
+    from scheduler_agent.storage.conversations import Reply
 
 _HERE = "scheduler_agent.cli.conversations"
 conversations_app = group(
@@ -98,8 +101,13 @@ def list_command(
 @person_facing()
 def show_command(cid: int, db: Location | None, as_json: bool, html: Path | None) -> None:
     """One conversation: its entries, its state, its interruption counters, and its tokens and cost."""
+    from scheduler_agent.cli.render import entry_lines, set_aside_lines
+    from scheduler_agent.storage import conversations
+
     conn = existing(db)
     if html is not None:
+        from scheduler_agent.cli.view import conversation_trace, write_page
+
         write_page(conversation_trace(db, cid), html)
     record, messages = conversations.load(conn, cid)
     if as_json:
@@ -124,12 +132,16 @@ def show_command(cid: int, db: Location | None, as_json: bool, html: Path | None
 @person_facing()
 def delete_command(cid: int, db: Location | None) -> None:
     """Delete a stored conversation (the calendar's events stay)."""
+    from scheduler_agent.storage import conversations
+
     conversations.delete(connect(db), cid)
     click.echo(f"Deleted conversation {cid}.")
 
 
 def describe_state(cid: int, messages: list[dict[str, Any]], stopped: bool = False) -> str:
     """The state as a person reads it, and what to do about it."""
+    from scheduler_agent.grammar.check import conversation_state
+
     state = conversation_state(messages)
     if state == "empty":
         return f"empty: no turn yet (`scheduler-agent ask --cid {cid} TEXT` starts it)"
@@ -145,6 +157,7 @@ def describe_state(cid: int, messages: list[dict[str, Any]], stopped: bool = Fal
 def cost_lines(replies: list[Reply], estimated: bool = False) -> list[str]:
     """`conversations show`: tokens and cost per turn and for the whole conversation."""
     from scheduler_agent.api.prices import price_of, source, total
+    from scheduler_agent.cli.render import add_usage, usage_line
 
     if not replies:
         return ["cost: nothing sent yet"]

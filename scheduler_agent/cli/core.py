@@ -50,6 +50,11 @@ class Command(click.Command):
         super().format_options(ctx, formatter)
 
 
+def entries(count: int) -> str:
+    """`1 entry`, `3 entries`: a message list's length, as the commands word it."""
+    return f"{count} {'entry' if count == 1 else 'entries'}"
+
+
 def argument(name: str, help: str, metavar: str, **attrs: Any) -> Callable[[F], F]:
     """`click.argument` with a help text and a metavar (Click's own arguments have neither)."""
     return click.argument(name, cls=HelpArgument, help=help, metavar=metavar, **attrs)

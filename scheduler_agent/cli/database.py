@@ -1,18 +1,20 @@
-"""`scheduler-agent db ...`: where the database is; and opening it for commands that only read it."""
+"""`scheduler-agent db ...`: where the database is; and opening it, for any command (`existing`: for one
+that only reads it). Light on purpose: `conversations list` opens the database with nothing of the calendar's."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import click
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.core import command, group
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option, default_db_path
-from scheduler_agent.storage.db import Connection, Location, missing
+from scheduler_agent.storage.db import Connection, Location, missing, open_db
 from scheduler_agent.storage.dialect import mask
 
-__all__ = ["existing", "mask", "path_command"]
+__all__ = ["connect", "existing", "mask", "path_command"]
 
 db_app = group(
     "db",
@@ -24,6 +26,19 @@ db_app = group(
         )
     },
 )
+
+
+def connect(db: Location | None) -> Connection:
+    """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
+    path = db if db is not None else default_db_path()
+    try:
+        return open_db(path)
+    except (sqlite3.Error, OSError) as exc:
+        from scheduler_agent.calendar.types import CalendarError
+
+        raise CalendarError(
+            f"cannot open the calendar database {mask(str(path))} ({exc}); give a writable file with --db PATH"
+        ) from None
 
 
 def existing(db: Location | None) -> Connection:

@@ -15,11 +15,13 @@ import click
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, Report, StreamedText
 from scheduler_agent.calendar.people import get_owner
-from scheduler_agent.cli.calendar import clock_for, connect
+from scheduler_agent.cli.calendar import clock_for
 from scheduler_agent.cli.core import argument, command
+from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import RunOptions, TurnOptions, json_flag, run_options, turn_options
+from scheduler_agent.cli.options import json_flag
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
+from scheduler_agent.cli.run_options import RunOptions, TurnOptions, run_options, turn_options
 from scheduler_agent.storage.db import Connection, Location
 
 if TYPE_CHECKING:

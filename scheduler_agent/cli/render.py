@@ -33,6 +33,8 @@ from scheduler_agent.agent.loop import describe_call
 from scheduler_agent.agent.replies import Fit, judge
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.cli.core import entries as entries  # re-exported: where they were
+from scheduler_agent.cli.core import examples as examples
 from scheduler_agent.cli.terminal import Spinner as Spinner  # re-exported: where the trace's parts were
 from scheduler_agent.cli.terminal import Style
 from scheduler_agent.cli.terminal import colour_for as colour_for
@@ -43,10 +45,6 @@ from scheduler_agent.storage.files import open_private, require_folder
 
 if TYPE_CHECKING:
     from scheduler_agent.api.prices import Cost
-
-
-def entries(count: int) -> str:
-    return f"{count} {'entry' if count == 1 else 'entries'}"
 
 
 def request_size(request: JSON) -> int:
@@ -74,11 +72,6 @@ def reply_cost(reply: JSON, estimated: bool) -> Cost:
     from scheduler_agent.api.prices import price_of
 
     return price_of(str(reply.get("model", "")), reply.get("usage") or {}, estimated=estimated)
-
-
-def examples(*commands: str) -> str:
-    """A command's "Examples:" epilog, kept as written (Click's \\b stops it rewrapping the lines)."""
-    return "Examples:\n\n\b\n" + "\n".join(f"  {command}" for command in commands)
 
 
 USAGE_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")

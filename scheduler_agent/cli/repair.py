@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
-from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.core import argument, command
+from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option
 from scheduler_agent.cli.render import examples, visible

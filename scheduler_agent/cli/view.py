@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import click
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.cli.calendar import connect
 from scheduler_agent.cli.core import argument, command, examples
+from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import PATH, db_option, default_db_path
 from scheduler_agent.storage.db import Location

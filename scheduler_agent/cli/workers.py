@@ -14,22 +14,16 @@ import click
 
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import (
-    db_option,
-    max_iterations_option,
-    model_option,
-    timeout_option,
-    today_option,
-    tool_deadline_option,
-)
+from scheduler_agent.cli.options import db_option, today_option
 from scheduler_agent.cli.render import entry_lines, visible
+from scheduler_agent.cli.run_options import max_iterations_option, model_option, timeout_option, tool_deadline_option
 from scheduler_agent.storage.db import Location
 
 NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
 
 
 def _connect(db: Location | None) -> Any:
-    from scheduler_agent.cli.calendar import connect
+    from scheduler_agent.cli.database import connect
 
     return connect(db)  # a SQLite file or a PostgreSQL URL (`--db`, SCHEDULER_AGENT_DB)
 
