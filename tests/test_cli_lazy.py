@@ -107,6 +107,108 @@ def test_calendar_show_imports_only_the_events_commands(tmp_path: Path) -> None:
         assert f"scheduler_agent.cli.{other}" not in modules, other
 
 
+def imported_by(args: list[str], seed: Path) -> set[str]:
+    """Every module a fresh interpreter holds after running `args` (the demo calendar made at `seed` first,
+    in another process, so that nothing seeding it imports is counted or hidden)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCHEDULER_AGENT_")}
+    make = f"from scheduler_agent.cli import app\napp(['calendar', 'seed-demo', '--db', {str(seed)!r}])"
+    subprocess.run([sys.executable, "-c", make], capture_output=True, env=env)
+    assert seed.exists()
+    code = (
+        "import json, sys\n"
+        "from scheduler_agent.cli import app\n"
+        f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
+        "print('IMPORTED', json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("IMPORTED "), done.stdout
+    return set(json.loads(last[len("IMPORTED ") :]))
+
+
+def within(modules: set[str], package: str) -> list[str]:
+    return sorted(m for m in modules if m == package or m.startswith(package + "."))
+
+
+# What each fast command must not import: what it does not use (issue 14's start-up rows).
+THE_OTHER_TOOLS = [f"scheduler_agent.calendar.tools.{name}" for name in ("create_event", "cancel_event", "move_event")]
+NOT_FOR_SHOW = [
+    *THE_OTHER_TOOLS,
+    "scheduler_agent.calendar.tools.list_events",
+    "scheduler_agent.calendar.tools.target",
+    "scheduler_agent.cli.calendar_json",  # --json only
+    "scheduler_agent.cli.run_options",
+    "scheduler_agent.cli.person_options",
+    "scheduler_agent.cli.render",
+    "scheduler_agent.agent.events",
+    "scheduler_agent.grammar",
+    "importlib.resources",  # the tool definitions: for the model only
+    "traceback",  # a bug's traceback, written only when there is one
+    "anthropic",
+    "httpx",
+    "icalendar",
+]
+NOT_FOR_LIST = [
+    "scheduler_agent.calendar",  # the list reads the store, nothing of the calendar
+    "scheduler_agent.cli.calendar",
+    "scheduler_agent.cli.render",  # `conversations show` draws entries; `list` prints one line each
+    "scheduler_agent.cli.view",
+    "scheduler_agent.cli.run_options",
+    "scheduler_agent.agent.events",
+    "scheduler_agent.agent.loop",
+    "scheduler_agent.agent.toolbox",
+    "scheduler_agent.api",
+    "webbrowser",
+    "traceback",
+    "anthropic",
+    "httpx",
+]
+
+
+SHOW, LIST = "scheduler_agent.cli.calendar_events", "scheduler_agent.cli.conversations"
+
+
+@pytest.mark.parametrize(
+    ("argv", "runs", "unused"),
+    [
+        (["calendar", "show", "--person", "priya", "--week", "2026-08-31", "--db", "{db}"], SHOW, NOT_FOR_SHOW),
+        (["calendar", "show", "--db", "{db}"], SHOW, [*NOT_FOR_SHOW, "scheduler_agent.calendar.tools.find_free_slots"]),
+        (["conversations", "list", "--db", "{db}"], LIST, NOT_FOR_LIST),
+        (["conversations", "list", "--json", "--db", "{db}"], LIST, NOT_FOR_LIST),
+    ],
+)
+def test_a_fast_command_imports_only_what_it_uses(
+    argv: list[str], runs: str, unused: list[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "c.db"
+    modules = imported_by([a.replace("{db}", str(db)) for a in argv], seed=db)
+    assert runs in modules  # the command ran
+    for name in unused:
+        assert within(modules, name) == [], f"{' '.join(argv[:2])} imported {within(modules, name)}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="storage/conversations.py imports grammar.check at its top for conversation_state: the lead's file",
+)
+def test_conversations_list_imports_no_grammar(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    assert within(imported_by(["conversations", "list", "--db", str(db)], seed=db), "scheduler_agent.grammar") == []
+
+
+def test_show_still_finds_the_free_windows_it_imports_lazily(tmp_path: Path) -> None:
+    """The lazy find_free_slots import serves the text view: the windows are there."""
+    from click.testing import CliRunner
+
+    db = tmp_path / "c.db"
+    runner = CliRunner()
+    assert runner.invoke(app, ["calendar", "seed-demo", "--db", str(db)]).exit_code == 0
+    args = ["calendar", "show", "--person", "priya", "--week", "2026-08-31", "--today", "2026-08-31", "--db", str(db)]
+    shown = runner.invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert "Free windows of at least 30 minutes for you and priya:" in shown.stdout
+
+
 def groups(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], LazyGroup]]:
     found: list[tuple[tuple[str, ...], LazyGroup]] = []
     if isinstance(group, LazyGroup):
@@ -169,3 +271,25 @@ def test_a_command_run_first_under_its_own_group_keeps_its_short_help_option(tmp
     runner.invoke(calendar_app, ["export", "--db", str(tmp_path / "x.db")])
     shown = runner.invoke(app, ["calendar", "export", "-h"])
     assert shown.exit_code == 0 and "Examples:" in shown.stdout, shown.output
+
+
+def test_the_edge_still_turns_a_tool_error_into_one_line_without_importing_the_toolbox() -> None:
+    """cli/edge.py recognises a ToolError through the module that defines it (never imported on the fast paths)."""
+    from click.testing import CliRunner
+
+    from scheduler_agent.agent.toolbox import ToolError
+    from scheduler_agent.cli.edge import person_facing
+
+    @click.command()
+    @click.argument("kind")
+    @person_facing()
+    def failing(kind: str) -> None:
+        raise ToolError("Not booked: 14:00 is taken.") if kind == "tool" else LookupError("a bug")
+
+    runner = CliRunner()
+    told = runner.invoke(failing, ["tool"])
+    assert told.exit_code == 1
+    assert told.stderr == "Error: Not booked: 14:00 is taken.\n"
+    bug = runner.invoke(failing, ["other"], env={"SCHEDULER_AGENT_DEBUG": "0"})
+    assert bug.exit_code == 1
+    assert "internal error (LookupError: a bug). This is a bug in scheduler-agent" in bug.stderr
