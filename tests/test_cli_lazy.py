@@ -188,10 +188,6 @@ def test_a_fast_command_imports_only_what_it_uses(
         assert within(modules, name) == [], f"{' '.join(argv[:2])} imported {within(modules, name)}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="storage/listing.py imports conversation_state from grammar/check.py (the whole check) at its top",
-)
 def test_conversations_list_imports_no_grammar_check(tmp_path: Path) -> None:
     """A summary's state needs `conversation_state` alone (grammar/rules.py's readers), not the check."""
     db = tmp_path / "c.db"

@@ -42,8 +42,10 @@ from scheduler_agent.grammar.rules import (
     Violation,
     at,
     blocks_of,
+    conversation_state,
     has_type,
     role_of,
+    unanswered_calls,
 )
 from scheduler_agent.grammar.walk import Placed, Walker, round_start
 
@@ -113,27 +115,6 @@ def source_of(violation: Violation, messages: Sequence[Any] | None) -> str:
             return f"the code's tool results at messages[{index}]"
         return f"the person's text at messages[{index}]"
     return f"an entry at messages[{index}] that is neither the model's nor the person's"
-
-
-def unanswered_calls(messages: Sequence[Any]) -> list[Mapping[str, Any]]:
-    """The `tool_use` blocks of a trailing assistant turn (none when the list ends otherwise)."""
-    if not messages or role_of(messages[-1]) != "assistant":
-        return []
-    return [block for block in blocks_of(messages[-1]) if has_type(block, "tool_use")]
-
-
-def conversation_state(messages: Sequence[Any]) -> State:
-    """Where a stored list stands.
-
-    "complete": it ends with the assistant's answer (no calls). "interrupted": it ends with an assistant
-    turn whose calls have no results (a round cut short; resumable). "waiting": it ends with a user turn
-    the model never answered. "empty": there is nothing in it.
-    """
-    if not messages:
-        return "empty"
-    if role_of(messages[-1]) != "assistant":
-        return "waiting"
-    return "interrupted" if unanswered_calls(messages) else "complete"
 
 
 # --- provenance, and assembling the answer -------------------------------------------------------------

@@ -16,7 +16,7 @@ The walk that applies the rules entry after entry (pairing calls and results on 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -260,3 +260,24 @@ def system_blocks(blocks: list[Any], where: str) -> list[Violation]:
             cause = f"a system entry holds text only, not a {block['type']!r} block: calls and results go in turns"
             found.append(Violation(block_where, cause))
     return found
+
+
+def unanswered_calls(messages: Sequence[Any]) -> list[Mapping[str, Any]]:
+    """The `tool_use` blocks of a trailing assistant turn (none when the list ends otherwise)."""
+    if not messages or role_of(messages[-1]) != "assistant":
+        return []
+    return [block for block in blocks_of(messages[-1]) if has_type(block, "tool_use")]
+
+
+def conversation_state(messages: Sequence[Any]) -> State:
+    """Where a stored list stands.
+
+    "complete": it ends with the assistant's answer (no calls). "interrupted": it ends with an assistant
+    turn whose calls have no results (a round cut short; resumable). "waiting": it ends with a user turn
+    the model never answered. "empty": there is nothing in it.
+    """
+    if not messages:
+        return "empty"
+    if role_of(messages[-1]) != "assistant":
+        return "waiting"
+    return "interrupted" if unanswered_calls(messages) else "complete"

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.grammar.check import conversation_state
+from scheduler_agent.grammar.rules import conversation_state  # not grammar.check: the list needs no walk
 from scheduler_agent.storage.dialect import Connection, Row
 
 STATES = ("waiting", "interrupted", "complete", "stopped", "needs-approval")
