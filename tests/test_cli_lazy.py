@@ -144,6 +144,7 @@ NOT_FOR_SHOW = [
     "scheduler_agent.grammar",
     "importlib.resources",  # the tool definitions: for the model only
     "traceback",  # a bug's traceback, written only when there is one
+    "hashlib",  # a booking's input hash, a series' parse key: `show` makes neither
     "anthropic",
     "httpx",
     "icalendar",
@@ -161,6 +162,7 @@ NOT_FOR_LIST = [
     "scheduler_agent.api",
     "webbrowser",
     "traceback",
+    "hashlib",
     "anthropic",
     "httpx",
 ]

@@ -7,7 +7,6 @@ with. A resumed round finds the record and answers with it; the same id with ano
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -30,6 +29,8 @@ class Booking:
 
 def input_hash(arguments: Mapping[str, Any]) -> str:
     """sha256 of the input as canonical JSON (sorted keys, no spaces): equal inputs, equal hashes."""
+    import hashlib  # here: its OpenSSL binding costs ~3 ms of start-up, and `calendar show` never hashes
+
     text = json.dumps(dict(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -14,7 +14,6 @@ something repeats.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
@@ -106,6 +105,8 @@ def _escape(text: str) -> str:
 
 def digest(components: str, zone: str, day_zone: str) -> str:
     """The parse cache's key for a series: its text and the zones it is read in."""
+    import hashlib  # here: its OpenSSL binding costs ~3 ms of start-up, and `calendar show` never hashes
+
     return hashlib.sha256(f"{zone}\n{day_zone}\n{components}".encode()).hexdigest()[:24]
 
 

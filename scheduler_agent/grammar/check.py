@@ -23,7 +23,6 @@ same answer while examining only what was added since its last call. Pure: stand
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
@@ -195,6 +194,8 @@ def rules_digest() -> str:
     """A digest of the check's own code: a stored mark ("these entries passed the check") holds only for
     the rules that made it. Any change to them, a new rule or a fix, makes marks from before untrusted,
     so those lists are checked whole once more."""
+    import hashlib  # here: `lint` never needs it, and its OpenSSL binding costs ~3 ms of start-up
+
     digest = hashlib.sha256()
     for name in _RULE_MODULES:
         digest.update((resources.files("scheduler_agent.grammar") / name).read_bytes())
