@@ -60,6 +60,8 @@ def add_event(
     return Event(event_id, row[0], from_utc_text(row[1]), from_utc_text(row[2]), keys, bool(recurrence))
 
 
+_NO_REPEAT = Recurrence()  # frozen: one instance serves every event that does not repeat
+
 # What one events row holds, in the order of _INSERT_COLUMNS after the id.
 EventRow = tuple[str, str, str, str | None, int, str | None, str, str]
 _INSERT_COLUMNS = "id, title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates"
@@ -82,7 +84,7 @@ def checked_row(
     start_text, end_text = to_utc_text(start), to_utc_text(end)
     if start_text >= end_text:
         raise CalendarError(f"the event ends ({end.isoformat()}) before it starts ({start.isoformat()})")
-    repeat = recurrence or Recurrence()
+    repeat = recurrence or _NO_REPEAT
     if tz is not None:
         check_tz(tz)
     if repeat and components is None:
@@ -334,6 +336,8 @@ def _utc_list(text: str) -> tuple[datetime, ...]:
 
 def recurrence_columns(recurrence: Recurrence) -> tuple[str | None, str, str]:
     """The (rrule, rdates, exdates) columns for `recurrence`."""
+    if not recurrence.rdates and not recurrence.exdates:  # most events: no dates to sort and join
+        return (recurrence.rule, "", "")
     return (
         recurrence.rule,
         " ".join(sorted({to_utc_text(moment) for moment in recurrence.rdates})),

@@ -13,6 +13,9 @@ from scheduler_agent.calendar.types import CalendarError
 
 _NAME = re.compile(r"[A-Za-z0-9-]+")
 _BEFORE_PARAMETERS = re.compile(r"[^;:]*")  # a content line's name: all before its first ';' or ':'
+# The usual line in one match: an ASCII name that ends at the first ';' or ':'. A line it does not match (no
+# name, or one that only upper-cases into ASCII) is judged by property_name and _NAME, as every line was.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9-]+(?=[;:])")
 
 
 class IcsError(CalendarError):
@@ -58,9 +61,11 @@ def scan(text: str, name: str) -> Lines:
             "export the calendar as .ics (iCalendar) and import that"
         )
     open_components: list[tuple[str, int, int]] = []  # name, line number, index
+    plain_name = _PLAIN_NAME.match
     for index, (number, line) in enumerate(scanned.lines):
-        prop = property_name(line)
-        if ":" not in line or not _NAME.fullmatch(prop):
+        plain = plain_name(line)
+        prop = plain.group().upper() if plain is not None else property_name(line)
+        if ":" not in line or (plain is None and not _NAME.fullmatch(prop)):
             raise IcsError(
                 f"{name} line {number}: {line[:60]!r} is not an iCalendar content line (NAME:VALUE, "
                 "or NAME;PARAM=VALUE:VALUE); fix or remove that line"
