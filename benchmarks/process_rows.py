@@ -133,24 +133,12 @@ ICALENDAR_PARSE = (
 
 
 def calendar_import(folder: Path, demo: Path, ics: Path, runs: int, label: str) -> Row:
-    """`calendar import` into a fresh copy of the demo calendar, vs a process that only parses it with icalendar.
+    """`calendar import` into a fresh copy of the demo calendar, vs a process that only parses it with icalendar."""
 
-    Both run from compiled bytecode, as installed packages do. The suite's environment forbids writing
-    bytecode, and an editable install has none of its own, so without this each `calendar import` compiled
-    this package's modules again (about 50 ms of CPU) while icalendar ran from the .pyc files pip wrote.
-    One untimed run of each writes every module they import into a cache of this folder; the timed runs
-    read it and write nothing.
-    """
-    env = bench_env(PYTHONPYCACHEPREFIX=str(folder / "bytecode"))
-    theirs_args = [sys.executable, "-c", ICALENDAR_PARSE, str(ics)]
-
-    def ours(run_env: dict[str, str] = env) -> float:
+    def ours() -> float:
         db = copy_db(demo, folder / "import.db")
-        return timed_run([*cli(), "calendar", "import", str(ics), "--db", str(db)], env=run_env)
+        return timed_run([*cli(), "calendar", "import", str(ics), "--db", str(db)])
 
-    writing = {**env, "PYTHONDONTWRITEBYTECODE": ""}  # empty: unset, for the untimed first runs only
-    ours(writing)
-    timed_run(theirs_args, env=writing)
-    mine, theirs = interleaved(runs, ours, lambda: timed_run(theirs_args, env=env))
+    mine, theirs = interleaved(runs, ours, lambda: timed_run([sys.executable, "-c", ICALENDAR_PARSE, str(ics)]))
     figure = f"`calendar import` of {label} events vs `icalendar`'s own parse of the file (both whole processes)"
     return compared(figure, mine, theirs, IMPORT_GOAL)
