@@ -273,7 +273,7 @@ class Journal:
         `texts`: each entry's content as stored (`_dumps`), where the caller keeps them (agent/entry_texts.py)."""
         if len(messages) < self.stored:
             raise AgentError(f"conversation {self.cid}: the list shrank from {self.stored} to {len(messages)} entries")
-        known = texts if texts is not None else [None] * len(messages)
+        known: Sequence[str | None] = texts if texts is not None else ()  # _text_of encodes what is not known
         written = [_text_of(messages, known, i) for i in range(max(self.stored - 1, 0), len(messages))]
         try:
             self._write(messages, written, reply, checked)
