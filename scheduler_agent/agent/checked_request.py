@@ -13,7 +13,7 @@ from typing import Any
 
 from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import GrammarWarning, Report
-from scheduler_agent.agent.request import build_request, encode, encode_text
+from scheduler_agent.agent.request import Request, build_request, encode, encode_text
 from scheduler_agent.agent.sizes import RequestSizes
 from scheduler_agent.agent.trim import TRIMS, estimate_tokens
 from scheduler_agent.agent.types import JSON
@@ -46,10 +46,13 @@ class RequestBuilder:
         self.checker.reset()
         self.clean = 0
 
-    def resume(self, messages: list[JSON], checked: int, sizes: Sequence[int | None]) -> None:
-        """A stored list: `checked` leading entries passed the check before, and `sizes` are its entries' sizes
-        as stored, so the first request examines and measures only what is new (or was never stored so)."""
-        self.texts.seed(messages)
+    def resume(
+        self, messages: list[JSON], checked: int, sizes: Sequence[int | None], written: Sequence[str | None] = ()
+    ) -> None:
+        """A stored list: `checked` leading entries passed the check before, and `sizes` and `written` are its
+        entries' sizes and texts as stored, so the first request examines, measures and encodes only what is
+        new (or was never stored so)."""
+        self.texts.seed(messages, written)
         self.checker.trust(messages, checked)
         self.sizes.entries.seed(messages, sizes)
 
@@ -79,7 +82,11 @@ class RequestBuilder:
             stream=context.stream,
         )
         # a trimmed view is bounded by the budget, and its entries may be new objects: encoded whole
-        size = self.sizes.of(request, messages, texts) if view is messages else len(encode(request))
+        if view is messages:
+            size = self.sizes.of(request, messages, texts)
+            request = Request(request, self.texts.aligned)  # sent as its entries' texts joined (request.encode)
+        else:
+            size = len(encode(request))
         self._last = (request, size)
         return request
 

@@ -1,11 +1,13 @@
 """Each entry's content as compact JSON text, encoded once as the list grows, for everything that needs it.
 
-A session needs every new entry as text three times over: the store writes it (storage/conversations.py
+A session needs every new entry as text four times over: the store writes it (storage/conversations.py
 keeps `content` as this text), the request's size counts it (an entry encodes as
-`{"role":…,"content":<this text>}`), and the provenance check compares a reply as appended with the
-reply as it arrived. One `EntryTexts` per list encodes each new entry once, and the last entry once more
-at each `update`: it is the one entry that may have changed in place (text joining a trailing user
-turn), which identity cannot tell.
+`{"role":…,"content":<this text>}`), the provenance check compares a reply as appended with the
+reply as it arrived, and the request is sent as its entries' texts joined (`request.encode`; each whole
+entry is `written` from its content's text when a request is first encoded with it, and a stored one is
+sent as the store wrote it). One `EntryTexts` per list encodes each new entry once, and the last entry
+once more at each `update`: it is the one entry that may have changed in place (text joining a trailing
+user turn), which identity cannot tell.
 
 Where to encode again is `growth.read_from`'s answer, as for EntrySizes and CallIds (entries appended
 or removed at the end, the last one perhaps changed in place). An entry that is not an object, or whose
@@ -14,11 +16,12 @@ content is not JSON, has no text (None): each reader then does what it did witho
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scheduler_agent.agent.growth import read_from
-from scheduler_agent.agent.request import encode_text
+from scheduler_agent.agent.request import encode_text, entry_text
 from scheduler_agent.agent.types import JSON
 
 
@@ -39,27 +42,46 @@ class EntryTexts:
         self._list: Sequence[Any] | None = None
         self._entries: list[object] = []  # the entry objects encoded, by index
         self.texts: list[str | None] = []
+        self.written: list[str | None] = []  # each whole entry as a request writes it (None: not known yet)
+        self._filled = 0  # `written` is filled in up to here (by `aligned`, which a request's encoding asks)
         self.encoded = 0  # entries encoded by the last `update` (for the tests)
 
-    def seed(self, messages: Sequence[JSON]) -> None:
-        """A stored list: its entries are known as they are; only the last one's text is read now, as every
-        reader compares the last entry (the older ones' texts are stored already)."""
+    def seed(self, messages: Sequence[JSON], stored: Sequence[str | None] = ()) -> None:
+        """A stored list: its entries are known as they are, and `stored[i]` is entry i as the store wrote it
+        inside a request (None, or no `stored`: not known, encoded when a request is). Only the last entry's
+        text is read now, as every reader compares the last entry: the one that may change in place."""
         self._list, self._entries = messages, list(messages)
         self.texts = [None] * len(messages)
+        self.written = list(stored) if len(stored) == len(messages) else [None] * len(messages)
+        self._filled = 0
         if messages:
             self.texts[-1] = content_text(messages[-1])
 
     def update(self, messages: Sequence[Any]) -> list[str | None]:
-        """Bring `texts` up to date with `messages` and return it."""
+        """Bring `texts` (and `written`) up to date with `messages` and return `texts`."""
         start = read_from(messages, self._list, self._entries)
-        del self._entries[start:], self.texts[start:]
+        del self._entries[start:], self.texts[start:], self.written[start:]
+        self._filled = min(self._filled, start)
         self.encoded = 0
         for entry in messages[start:]:
             self._entries.append(entry)
             self.texts.append(content_text(entry))
+            self.written.append(None)  # written when a request is encoded: the model call's cost, not the loop's
             self.encoded += 1
         self._list = messages
         return self.texts
+
+    def aligned(self, entries: Sequence[Any]) -> list[str | None] | None:
+        """`written`, when `entries` are the entries last given to `update`, in order (a request's copy of the
+        list); else None. For `request.encode`, which joins them into the body instead of encoding the list."""
+        known = self._entries
+        if len(entries) != len(known) or not all(map(operator.is_, entries, known)):
+            return None
+        for index in range(self._filled, len(known)):
+            if self.written[index] is None:
+                self.written[index] = _written(known[index], self.texts[index])
+        self._filled = len(known)
+        return self.written
 
     def text(self, messages: Sequence[Any], index: int) -> str | None:
         """The text of `messages[index]`: kept if it is the entry last encoded there, else encoded now."""
@@ -77,3 +99,11 @@ class EntryTexts:
             return None
         text = self.text(messages, index)
         return None if text is None else f"{entry['role']}\n{text}"
+
+
+def _written(entry: object, text: str | None) -> str | None:
+    """`encode_text(entry)`, from its content's text; None for an entry that is not JSON (the check says why)."""
+    try:
+        return entry_text(entry, text)
+    except (TypeError, ValueError):
+        return None

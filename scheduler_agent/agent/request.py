@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from scheduler_agent.agent.types import JSON
 
@@ -47,5 +48,57 @@ def encode_text(value: object) -> str:
 
 
 def encode(body: JSON) -> bytes:
-    """The body as bytes on the wire (compact JSON, UTF-8): what a request's size is measured on."""
-    return encode_text(body).encode()
+    """The body as bytes on the wire (compact JSON, UTF-8): what is sent, and what a request's size is measured on.
+
+    A `Request` whose entries' texts are known has them joined into the list, not encoded again: the
+    same bytes (tests/test_request_wire.py), at a join's cost instead of an encoding's."""
+    texts = body.texts(body["messages"]) if type(body) is Request else None
+    if texts is None:
+        return encode_text(body).encode()
+    fields = (
+        f"{encode_text(key)}:{_joined(value, texts) if key == 'messages' else encode_text(value)}"
+        for key, value in body.items()
+    )
+    return ("{" + ",".join(fields) + "}").encode()
+
+
+Texts = Callable[[Sequence[Any]], Sequence[str | None] | None]  # the list's entries as texts, if known
+
+
+class Request(dict[str, Any]):
+    """A request body, a plain dict to every reader, that can find its entries' texts where they are kept.
+
+    `texts(messages)` returns each entry as compact JSON text, as `encode` writes it (None where not known),
+    when `messages` holds the entries it knows, in order; else None (then the list is encoded). A session's
+    texts are its EntryTexts, kept as the list grows (agent/entry_texts.py). A copy is a plain dict."""
+
+    def __init__(self, body: JSON, texts: Texts) -> None:
+        super().__init__(body)
+        self.texts = texts
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return dict, (dict(self),)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> JSON:
+        from copy import deepcopy
+
+        return deepcopy(dict(self), memo)
+
+
+_ROLES = {role: encode_text(role) for role in ("user", "assistant")}
+
+
+def _joined(messages: Sequence[Any], written: Sequence[str | None]) -> str:
+    """`encode_text(list(messages))`, from each entry's text where it is known."""
+    pairs = zip(messages, written, strict=True)
+    return "[" + ",".join([encode_text(entry) if text is None else text for entry, text in pairs]) + "]"
+
+
+def entry_text(entry: Any, content: str | None) -> str:
+    """`encode_text(entry)`, written from its content's text for an entry that is a role, then a content."""
+    if content is None or type(entry) is not dict or len(entry) != 2 or next(iter(entry)) != "role":
+        return encode_text(entry)
+    role = entry["role"]
+    if "content" not in entry or type(role) is not str:
+        return encode_text(entry)
+    return f'{{"role":{_ROLES.get(role) or encode_text(role)},"content":{content}}}'

@@ -144,7 +144,7 @@ class Session:
             clock = Clock(datetime.fromisoformat(record.clock_pin)) if record.clock_pin else Clock()
         session = cls(conn, clock, send, settings, report, messages=messages, cid=cid, decide=decide, approved=approved)
         session.context = record.context
-        session.requests.resume(messages, record.checked, record.sizes)
+        session.requests.resume(messages, record.checked, record.sizes, record.written)
         return session
 
     def store(self) -> None:

@@ -61,6 +61,7 @@ class Stored:
     last_stop: str | None = None  # 'bound' or 'model' when the last turn ended so (m008_turn_stops)
     checked: int = 0  # leading entries that passed this version's grammar check with no finding (m019, m034)
     sizes: tuple[int | None, ...] = ()  # each entry's size in bytes as encoded in a request; None: not stored
+    written: tuple[str | None, ...] = ()  # each entry as a request writes it, where its size is stored (see load)
 
 
 def _dumps(value: Any) -> str:
@@ -123,23 +124,31 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
         row["last_stop"],
         row["checked"] if row["checked_rules"] == rules_digest() else 0,  # a mark holds for the rules that made it
         tuple(map(itemgetter(1), rows)),
+        tuple(text if size is not None else None for text, size in rows),
     )
     return stored, messages
 
 
 def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
-    """Each entry as its JSON text, and its stored size, by position: joined and parsed once by `load`."""
+    """Each entry as its JSON text, and its stored size, by position: joined and parsed once by `load`.
+
+    A size is given only where it is its text's, as this store writes them (m019 on); then the text is the
+    entry exactly as a request writes it, and is sent as it is. A row of an older version (no size), or edited
+    by hand since (a size no longer its text's), has None: measured, and encoded, from what was parsed."""
     if dialect(conn) == "postgresql":
         stored = conn.execute(
             "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
         ).fetchall()
-        return [(_entry_text(role, content), size) for role, content, size in stored]
+        rows = [(_entry_text(role, content), size) for role, content, size in stored]
+        return [(text, size if size == len(text.encode()) else None) for text, size in rows]
     assert isinstance(conn, sqlite3.Connection)
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: a Row per entry costs more than the query
     return cursor.execute(
-        # each entry's JSON made by SQLite from the stored text
-        """SELECT '{"role":' || json_quote(role) || ',"content":' || content || '}', size FROM entries
+        # each entry's JSON made by SQLite from the stored text; a role is 'user' or 'assistant' (m003), so its
+        # quoted length is its length + 2, and the frame `{"role":,"content":}` is 20 more
+        """SELECT '{"role":' || json_quote(role) || ',"content":' || content || '}',
+        CASE WHEN size = length(CAST(content AS BLOB)) + length(role) + 22 THEN size END FROM entries
         WHERE conversation_id = ? ORDER BY position""",
         (cid,),
     ).fetchall()

@@ -194,6 +194,7 @@ class ScriptedServer:
         self.by_length = by_length
         self.script = script
         self.received: list[JSON] = []
+        self.bodies: list[bytes] = []  # each request's body, as the bytes that came
         self.served: set[int] = set()
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
@@ -219,9 +220,10 @@ class ScriptedServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def _next(self, request: JSON) -> tuple[Reply | None, int]:
+    def _next(self, request: JSON, body: bytes = b"") -> tuple[Reply | None, int]:
         with self._lock:
             self.received.append(request)
+            self.bodies.append(body)
             if self.script is not None:
                 return self.script(request), len(self.received)
             number = (len(request.get("messages", [])) + 1) // 2 if self.by_length else len(self.received)
@@ -236,8 +238,9 @@ class ScriptedServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
-                request = json.loads(self.rfile.read(length) or b"{}")
-                reply, number = server._next(request)
+                sent = self.rfile.read(length)
+                request = json.loads(sent or b"{}")
+                reply, number = server._next(request, sent)
                 if reply is None:
                     error = {"type": "invalid_request_error", "message": f"the script has no reply number {number}"}
                     status, body, headers = 500, {"type": "error", "error": error}, {"x-should-retry": "false"}

@@ -1,0 +1,113 @@
+"""The bytes a request is sent as: the entries' kept texts joined, byte for byte the plain encoding of the body."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+from helpers import DUMMY_KEY, demo_clock
+
+from scheduler_agent.agent.entry_texts import EntryTexts
+from scheduler_agent.agent.events import Event, RequestSent
+from scheduler_agent.agent.request import Request, build_request, encode
+from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.storage import conversations, db
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
+
+
+def body_of(messages: list[Any]) -> dict[str, Any]:
+    return build_request(model="m", system="Plan — 会議.", tools=[{"name": "t", "input_schema": {}}], messages=messages)
+
+
+def odd_entries() -> list[Any]:
+    return [
+        {"role": "user", "content": 'plain text — 🗓️ "quoted" \\ back'},
+        {"role": "assistant", "content": [text("Looking."), tool_use("toolu_1", "find_free_slots", {"x": 1.5})]},
+        {"content": [text("content first")], "role": "user"},  # keys in another order: encoded as they are
+        {"role": "assistant", "content": [text("more")], "extra": True},  # more than a role and a content
+        {"role": 7, "content": "a role that is not a string"},
+        ["not an object"],
+        {"role": "user", "content": [text("the last")]},
+    ]
+
+
+def test_a_request_joined_from_kept_texts_is_the_bytes_of_its_plain_encoding() -> None:
+    messages = odd_entries()
+    texts = EntryTexts()
+    texts.update(messages)
+    request = Request(body_of(messages), texts.aligned)
+    plain = json.dumps(dict(request), ensure_ascii=False, separators=(",", ":")).encode()
+    assert encode(request) == encode(dict(request)) == plain
+    messages[-1]["content"] = [text("changed in place while it is the last")]
+    texts.update(messages)
+    changed = Request(body_of(messages), texts.aligned)
+    assert b"changed in place" in encode(changed)
+    assert encode(changed) == encode(dict(changed))
+
+
+def test_a_list_that_is_not_the_one_kept_is_encoded_from_its_entries() -> None:
+    messages = odd_entries()
+    texts = EntryTexts()
+    texts.update(messages)
+    other = [*messages[:-1], {"role": "user", "content": "a replaced entry"}]
+    request = Request(body_of(other), texts.aligned)
+    assert texts.aligned(other) is None
+    assert b"a replaced entry" in encode(request)
+    assert encode(request) == encode(dict(request))
+    assert texts.aligned(messages[:-1]) is None  # a shorter list is not the one kept either
+
+
+def test_a_copy_of_a_request_is_a_plain_dict_with_the_same_bytes() -> None:
+    messages = odd_entries()[:3]
+    texts = EntryTexts()
+    texts.update(messages)
+    request = Request(body_of(messages), texts.aligned)
+    for copied in (copy.deepcopy(request), pickle.loads(pickle.dumps(request)), dict(request)):
+        assert type(copied) is dict
+        assert copied == request
+        assert encode(copied) == encode(request)
+
+
+def session(conn: Any, server: ScriptedServer, events: list[Event], cid: int | None = None) -> Session:
+    send = ModelAPI(make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)).send
+    settings = Settings("claude-sonnet-5-5", 10, strict=True)
+    if cid is None:
+        return Session(conn, demo_clock(), send, settings, events.append)
+    return Session.stored(conn, cid, send, settings, events.append, None)
+
+
+def test_each_request_of_a_session_and_of_its_resume_arrives_as_its_plain_encoding(demo_db: Path) -> None:
+    calls = [
+        Reply(
+            [text(f"Looking {n} — 会議"), tool_use(f"toolu_w{n}", "find_free_slots", {"person": "priya"})], "tool_use"
+        )
+        for n in range(4)
+    ]
+    events: list[Event] = []
+    with ScriptedServer([*calls, Reply([text("Monday.")]), Reply([text("Tuesday.")])]) as server:
+        conn = db.connect(demo_db)
+        first = session(conn, server, events)
+        first.store()
+        first.ask("When is Priya free? 🗓️")
+        assert first.cid is not None
+        # a row edited by hand: the same content, spelled with spaces; its stored size is no longer its text's
+        spaced = json.dumps(conversations.load(conn, first.cid)[1][1]["content"], indent=1)
+        conn.execute("UPDATE entries SET content = ? WHERE position = 1", (spaced,))
+        record, stored = conversations.load(conn, first.cid)
+        assert record.written[1] is None
+        assert record.sizes[1] is None  # measured again, from what was parsed
+        assert all(known is not None for index, known in enumerate(record.written) if index != 1)
+        again = session(conn, server, events, first.cid)
+        assert again.requests.texts.written[:-1] == list(record.written[:-1])  # as stored, sent as they are
+        again.ask("And Tuesday?")
+        sent = [event.request for event in events if isinstance(event, RequestSent)]
+        assert len(sent) == len(server.bodies) == 6
+        for request, body in zip(sent, server.bodies, strict=True):
+            assert type(request) is Request
+            assert body == encode(dict(request))  # byte for byte what the plain encoding of the request is
+        assert server.received[-1]["messages"][:-1] == stored
+        assert spaced.encode() not in server.bodies[-1]
