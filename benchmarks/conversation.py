@@ -169,9 +169,29 @@ def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
     return [now - then - (out_now - out_then) for (then, out_then), (now, out_now) in itertools.pairwise(stamps[1:])]
 
 
+def first_request(db: Path) -> float:
+    """Seconds from opening the stored conversation to its first request's arrival at a loopback server, in a
+    process that has imported the SDK already: resume's own work (load, check, build, encode, send) alone."""
+    from benchmarks.first_request import FirstRequestServer
+    from scheduler_agent.agent.events import ignore
+    from scheduler_agent.agent.session import Session
+    from scheduler_agent.api.client import ModelAPI, make_client
+    from scheduler_agent.storage import conversations
+    from scheduler_agent.storage.db import connect
+
+    with FirstRequestServer() as server:
+        api = ModelAPI(make_client(api_key=PLACEHOLDER_KEY, base_url=server.url, max_retries=0))
+        start = time.perf_counter()
+        conn = connect(db)
+        cid = conversations.latest_id(conn)
+        assert cid is not None, "build a conversation first"
+        Session.stored(conn, cid, api.send, settings(10), ignore, None).resume()
+        return server.arrivals[0] - start
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("action", choices=("build", "iterate"))
+    parser.add_argument("action", choices=("build", "iterate", "first-request"))
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--entries", type=int, default=100)
     parser.add_argument("--open", action="store_true")
@@ -180,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.action == "build":
         print(json.dumps({"cid": build(args.db, args.entries, args.open)}))
+    elif args.action == "first-request":
+        print(json.dumps({"seconds": first_request(args.db)}))
     else:
         print(json.dumps({"local_seconds": iterate(args.db, args.iterations, args.trace)}))
     return 0

@@ -113,7 +113,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
             "`create_event`'s conflict check",
             lambda: [loop_rows.conflict_check(folder, demo, large, runs, label(sizes.events))],
         ),
-        ("resume of a", lambda: [process_rows.resume(folder, one_open, large_open, runs, label(sizes.entries))]),
+        ("resume of a", lambda: process_rows.resume(folder, one_open, large_open, runs, label(sizes.entries))),
         (
             "`calendar import` of",
             lambda: [process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events))],
