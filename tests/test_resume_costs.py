@@ -227,3 +227,37 @@ def test_a_version_one_database_has_no_mark_and_no_sizes_and_both_are_worked_out
         checker.trust(messages, record.checked)
         assert checker.check(messages, mode="conversation") == check(messages, mode="conversation")
         assert checker.examined == len(messages)
+
+
+def test_the_mark_is_written_once_a_turn_and_a_turn_cut_short_keeps_the_one_before(demo_db: Path) -> None:
+    """The mark rewrites the conversation's row, so it goes with the turn's stop, not with each iteration. A
+    turn that ends in an error leaves the mark of the turn before, which still holds: the list only grew."""
+
+    def calls(prefix: str) -> list[Reply]:
+        call = "find_free_slots", {"person": "priya"}
+        return [Reply([text(f"Looking {n}"), tool_use(f"{prefix}{n}", *call)], "tool_use") for n in range(3)]
+
+    failing = Reply(status=400, error_type="invalid_request_error", error_message="no")
+    script = [*calls("toolu_m"), Reply([text("Monday.")]), *calls("toolu_n"), failing, Reply([text("Again.")])]
+    events: list[Event] = []
+    with ScriptedServer(script) as server:
+        conn = db.connect(demo_db)
+        marks: list[str] = []
+        conn.set_trace_callback(lambda sql: marks.append(sql) if "checked_rules =" in sql else None)
+        first = session(conn, server, events)
+        first.store()
+        first.ask("When is Priya free?")
+        assert first.cid is not None
+        assert len(marks) == 1  # four iterations, one mark: at the turn's end
+        record, stored = conversations.load(conn, first.cid)
+        assert record.checked == len(stored) - 1  # the last request's list: all but the final reply
+        with pytest.raises(Exception, match="rejected"):
+            first.ask("And Tuesday?")  # three iterations, then the API refuses the fourth request
+        after, grown = conversations.load(conn, first.cid)
+        assert len(grown) == len(stored) + 7
+        assert after.checked == record.checked  # the earlier turn's mark, still a clean prefix
+        events.clear()
+        again = session(conn, server, events, first.cid)
+        again.resume()
+        assert again.requests.checker.examined < len(grown)  # from the earlier mark's last round, not whole
+        assert conversations.load(conn, first.cid)[0].checked == len(grown)

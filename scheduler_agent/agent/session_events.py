@@ -6,7 +6,6 @@ results in one transaction, each reply's row (with the request's size) beside th
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 from scheduler_agent.agent.checked_request import RequestBuilder
@@ -79,7 +78,7 @@ class SessionListener:
         size = self.requests.size_of(event.request)
         self.records.request_bytes, self.records.checked = size, self.requests.clean
         left_out = len(event.request["messages"]) < len(self.messages)
-        return dataclasses.replace(event, of=len(self.messages) if left_out else event.of, size=size)
+        return RequestSent(event.iteration, event.request, len(self.messages) if left_out else event.of, size)
 
     def _first_of_several(self, call: JSON) -> bool:
         calls = tool_uses(self.messages[-1]) if self.messages[-1]["role"] == "assistant" else []

@@ -34,9 +34,7 @@ class SessionStore:
         if self.journal is None and self.pending is not None and messages:
             created = self._create(messages, context())
         if self.journal is not None:
-            mark = self.checked if self.checked != self._checked_stored else None
-            self.journal.sync(messages, reply, mark, self.texts.update(messages))
-            self._checked_stored = self.checked
+            self.journal.sync(messages, reply, texts=self.texts.update(messages))
         return created
 
     def _create(self, messages: list[JSON], context: Context) -> int:
@@ -72,8 +70,13 @@ class SessionStore:
             conversations.bump(self.conn, self.cid, counter)
 
     def set_stop(self, stop: Stop | None) -> None:
+        """How the turn ended (None: it has not yet), with the check's mark when it moved: once a turn, not once
+        an iteration (the mark rewrites the conversation's row). A turn cut short leaves the mark of an earlier
+        one, which still holds (the list only grows): a resume then checks those few entries again."""
         if self.cid is not None:
-            conversations.set_stop(self.conn, self.cid, stop)
+            mark = self.checked if self.checked != self._checked_stored else None
+            conversations.set_stop(self.conn, self.cid, stop, mark)
+            self._checked_stored = self.checked
 
     def reply_record(self, iteration: int, reply: JSON, position: int, kept: bool = False) -> Reply:
         """The row beside the list; a reply kept out of the list (`kept`) keeps its whole body there."""

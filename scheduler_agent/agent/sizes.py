@@ -20,7 +20,12 @@ def sized(entry: JSON, text: str | None) -> int:
     """`len(encode(entry))`, from its content's text when it has one and the entry is a role and a content."""
     if text is None or len(entry) != 2 or "role" not in entry or "content" not in entry:
         return len(encode(entry))
-    return _ENTRY_FRAME + len(encode_text(entry["role"]).encode()) + len(text.encode())
+    return _ENTRY_FRAME + len(encode_text(entry["role"]).encode()) + utf8_length(text)
+
+
+def utf8_length(text: str) -> int:
+    """`len(text.encode())`, without making the bytes of a text that is ASCII (most are)."""
+    return len(text) if text.isascii() else len(text.encode())
 
 
 _ENTRY_FRAME = len('{"role":,"content":}')  # what `encode` writes around an entry's role and content

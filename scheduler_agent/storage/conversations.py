@@ -75,8 +75,9 @@ def _entry_text(role: str, content_text: str) -> str:
 
 
 def entry_size(role: str, content_text: str) -> int:
-    """`len(encode({"role": role, "content": content}))`, given the content's stored text (`_dumps`)."""
-    return len(_entry_text(role, content_text).encode())
+    """`len(encode({"role": role, "content": content}))`, given the content's stored text (`_dumps`): its frame
+    `{"role":,"content":}`, the role (ASCII: 'user' or 'assistant') quoted, and the content's UTF-8 length."""
+    return 20 + len(_dumps(role)) + (len(content_text) if content_text.isascii() else len(content_text.encode()))
 
 
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
@@ -168,12 +169,14 @@ def _collector_paused() -> Iterator[None]:
 
 
 def tail(conn: Connection, cid: int) -> tuple[int, str | None]:
-    """How many entries are stored, and the stored text of the last one's content (None: no entries)."""
-    count = conn.execute("SELECT count(*) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0]
+    """How many entries are stored, and the stored text of the last one's content (None: no entries).
+
+    One indexed read of the last entry: positions run from 0 with no gap (every writer appends at the count,
+    a repair writes the list anew), so the count is the last position + 1; `count(*)` would read them all."""
     row = conn.execute(
-        "SELECT content FROM entries WHERE conversation_id = ? ORDER BY position DESC LIMIT 1", (cid,)
+        "SELECT position + 1, content FROM entries WHERE conversation_id = ? ORDER BY position DESC LIMIT 1", (cid,)
     ).fetchone()
-    return int(count), row[0] if row else None
+    return (int(row[0]), row[1]) if row else (0, None)
 
 
 def latest_id(conn: Connection) -> int | None:
@@ -182,10 +185,17 @@ def latest_id(conn: Connection) -> int | None:
     return int(row[0]) if row and row[0] is not None else None
 
 
-def set_stop(conn: Connection, cid: int, stop: Stop | None) -> None:
-    """Keep how the last turn ended ('bound', 'model'; None: done or not ended yet), for `--state stopped`."""
+def set_stop(conn: Connection, cid: int, stop: Stop | None, checked: int | None = None) -> None:
+    """Keep how the last turn ended ('bound', 'model'; None: done or not ended yet), for `--state stopped`;
+    `checked`: the mark of how many leading entries passed the grammar check with no finding (None: unchanged)."""
     with transaction(conn):
-        conn.execute("UPDATE conversations SET last_stop = ? WHERE id = ?", (stop, cid))
+        if checked is None:
+            conn.execute("UPDATE conversations SET last_stop = ? WHERE id = ?", (stop, cid))
+        else:
+            conn.execute(
+                "UPDATE conversations SET last_stop = ?, checked = ?, checked_rules = ? WHERE id = ?",
+                (stop, checked, rules_digest(), cid),
+            )
 
 
 def delete(conn: Connection, cid: int) -> None:
