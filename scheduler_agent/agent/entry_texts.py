@@ -27,7 +27,7 @@ from scheduler_agent.agent.types import JSON
 
 def content_text(entry: object) -> str | None:
     """`encode_text(entry["content"])`; None for an entry that is not an object, or content that is not JSON."""
-    if not isinstance(entry, Mapping) or "content" not in entry:
+    if (type(entry) is not dict and not isinstance(entry, Mapping)) or "content" not in entry:
         return None
     try:
         return encode_text(entry["content"])

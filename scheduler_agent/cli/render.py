@@ -23,6 +23,7 @@ from scheduler_agent.agent.events import (
     ReplySetAside,
     RequestSent,
     Retrying,
+    RoundAnswered,
     TextDelta,
     ToolAnswered,
     ToolCalled,
@@ -122,12 +123,7 @@ class Trace:
     def __call__(self, event: Event) -> None:
         self.close()  # whatever happens next, the spinner is gone and the last reply's lines are out
         style = self.style
-        match event:
-            case TurnStarted(text):
-                self.turn_usage, self.turn_iterations = {}, 0  # a turn an exception ended never sent TurnEnded
-                self.turn_cost = None
-                if self.echo_input:
-                    self.out.write(f"{style('you>', 'bold')} {visible(text)}\n")
+        match event:  # the events of every iteration first: each case is a type test
             case RequestSent(iteration, request, of, known):
                 size = request_size(request) if known is None else known  # a Session keeps it by entry
                 sent = entries(len(request["messages"]))
@@ -139,12 +135,27 @@ class Trace:
                 if self.spinner is not None:
                     self.spinner.start()
                 return
+            case ToolCalled(_, call):
+                self.out.write(f"  {style('→', 'cyan')} {style(call_line(call), 'bold')}\n")
+            case ToolAnswered(_, _, result):
+                text = visible(str(result["content"])).replace("\n", "\n    ")
+                if result.get("is_error"):
+                    self.out.write(style(f"  ✗ {text}", "red", "bold") + "\n")
+                else:
+                    self.out.write(f"  {style('←', 'dim')} {text}\n")
             case TextDelta():
                 self.streamed = True
                 return
             case ReplyReceived(_, reply):
                 self.pending = self._reply(reply)
                 return
+            case RoundAnswered():  # shown call by call already: nothing to say, nothing to flush
+                return
+            case TurnStarted(text):
+                self.turn_usage, self.turn_iterations = {}, 0  # a turn an exception ended never sent TurnEnded
+                self.turn_cost = None
+                if self.echo_input:
+                    self.out.write(f"{style('you>', 'bold')} {visible(text)}\n")
             case ReplySetAside(_, reply, fit, problems):
                 self.turn_iterations += 1
                 add_usage(self.turn_usage, reply.get("usage") if isinstance(reply, dict) else None)
@@ -160,14 +171,6 @@ class Trace:
                 if self.spinner is not None:
                     self.spinner.start()
                 return
-            case ToolCalled(_, call):
-                self.out.write(f"  {style('→', 'cyan')} {style(call_line(call), 'bold')}\n")
-            case ToolAnswered(_, _, result):
-                text = visible(str(result["content"])).replace("\n", "\n    ")
-                if result.get("is_error"):
-                    self.out.write(style(f"  ✗ {text}", "red", "bold") + "\n")
-                else:
-                    self.out.write(f"  {style('←', 'dim')} {text}\n")
             case ApprovalAsked(_, summary) if self.echo_input:  # live, the question itself was on screen
                 self.out.write(f"  {style('?', 'cyan')} {summary}\n")
             case ApprovalAnswered(_, approved, reason, end_of_input) if self.echo_input:
