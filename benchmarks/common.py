@@ -35,7 +35,7 @@ class Sample:
 
     def ms(self, signed: bool = False) -> str:
         """`12.3 ms (11.9-13.0)`: the median, then the lowest and highest run."""
-        sign = "+" if signed else ""
+        sign = "+" if signed and self.median >= 0 else ""  # a negative median has its own sign
         head = f"{sign}{fmt_ms(self.median)}"
         if len(self.values) < 2:
             return head
