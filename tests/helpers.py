@@ -9,11 +9,13 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, time
+from typing import Any
 
 from scheduler_agent.agent.loop import Send
+from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock
-from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 DUMMY_KEY = "sk-ant-test-dummy"  # never a real key: the scripted server ignores it
 DEMO_DAY, DEMO_TIME, DEMO_TZ = date(2026, 8, 27), time(9, 0), "Europe/London"  # Thursday, the demo's "now"
@@ -31,6 +33,22 @@ def scripted_send(replies: list[Reply], *, max_retries: int = 0) -> Iterator[tup
     with ScriptedServer(replies) as server:
         client = make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=max_retries)
         yield ModelAPI(client).send, server
+
+
+def slot_searches(prefix: str, count: int, say: str = "Looking") -> list[Reply]:
+    """`count` scripted replies that each say `say {n}` and call find_free_slots for Priya (ids `prefix{n}`)."""
+    call = "find_free_slots", {"person": "priya"}
+    return [Reply([text(f"{say} {n}"), tool_use(f"{prefix}{n}", *call)], "tool_use") for n in range(count)]
+
+
+def scripted_session(conn: Any, server: ScriptedServer, events: list[Any], cid: int | None = None) -> Session:
+    """A strict session on the demo clock whose requests go through the real SDK to `server`, its events kept
+    in `events`; with `cid`, the stored conversation reopened (on the clock it was pinned to)."""
+    send = ModelAPI(make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)).send
+    settings = Settings("claude-sonnet-5-5", 10, strict=True)
+    if cid is None:
+        return Session(conn, demo_clock(), send, settings, events.append)
+    return Session.stored(conn, cid, send, settings, events.append, None)
 
 
 def run_cli(

@@ -8,13 +8,11 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from helpers import DUMMY_KEY, demo_clock
+from helpers import scripted_session, slot_searches
 
 from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import Request, build_request, encode
-from scheduler_agent.agent.session import Session, Settings
-from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
@@ -72,25 +70,12 @@ def test_a_copy_of_a_request_is_a_plain_dict_with_the_same_bytes() -> None:
         assert encode(copied) == encode(request)
 
 
-def session(conn: Any, server: ScriptedServer, events: list[Event], cid: int | None = None) -> Session:
-    send = ModelAPI(make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)).send
-    settings = Settings("claude-sonnet-5-5", 10, strict=True)
-    if cid is None:
-        return Session(conn, demo_clock(), send, settings, events.append)
-    return Session.stored(conn, cid, send, settings, events.append, None)
-
-
 def test_each_request_of_a_session_and_of_its_resume_arrives_as_its_plain_encoding(demo_db: Path) -> None:
-    calls = [
-        Reply(
-            [text(f"Looking {n} — 会議"), tool_use(f"toolu_w{n}", "find_free_slots", {"person": "priya"})], "tool_use"
-        )
-        for n in range(4)
-    ]
+    calls = slot_searches("toolu_w", 4, say="Looking — 会議")
     events: list[Event] = []
     with ScriptedServer([*calls, Reply([text("Monday.")]), Reply([text("Tuesday.")])]) as server:
         conn = db.connect(demo_db)
-        first = session(conn, server, events)
+        first = scripted_session(conn, server, events)
         first.store()
         first.ask("When is Priya free? 🗓️")
         assert first.cid is not None
@@ -101,7 +86,7 @@ def test_each_request_of_a_session_and_of_its_resume_arrives_as_its_plain_encodi
         assert record.written[1] is None
         assert record.sizes[1] is None  # measured again, from what was parsed
         assert all(known is not None for index, known in enumerate(record.written) if index != 1)
-        again = session(conn, server, events, first.cid)
+        again = scripted_session(conn, server, events, first.cid)
         assert again.requests.texts.written[:-1] == list(record.written[:-1])  # as stored, sent as they are
         again.ask("And Tuesday?")
         sent = [event.request for event in events if isinstance(event, RequestSent)]

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import copy
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import DUMMY_KEY, demo_clock
+from helpers import scripted_session, slot_searches
 
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.session import Session, Settings
-from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.grammar.check import IncrementalChecker, check, rules_digest
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
@@ -58,14 +56,6 @@ def test_no_mark_walks_it_all() -> None:
     assert checker.examined == len(messages)
 
 
-def session(conn: sqlite3.Connection, server: ScriptedServer, events: list[Event], cid: int | None = None) -> Session:
-    send = ModelAPI(make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)).send
-    settings = Settings("claude-sonnet-5-5", 10, strict=True)
-    if cid is None:
-        return Session(conn, demo_clock(), send, settings, events.append)
-    return Session.stored(conn, cid, send, settings, events.append, None)
-
-
 def test_a_resumed_session_sends_its_first_request_examining_and_measuring_only_the_new_entries(demo_db: Path) -> None:
     calls = [
         Reply([text(f"Looking {n}"), tool_use(f"toolu_r{n}", "find_free_slots", {"person": "priya"})], "tool_use")
@@ -74,7 +64,7 @@ def test_a_resumed_session_sends_its_first_request_examining_and_measuring_only_
     events: list[Event] = []
     with ScriptedServer([*calls, Reply([text("Monday 14:00.")]), Reply([text("Tuesday too.")])]) as server:
         conn = db.connect(demo_db)
-        first = session(conn, server, events)
+        first = scripted_session(conn, server, events)
         first.store()
         first.ask("When is Priya free? — 会議")
         assert first.cid is not None
@@ -83,7 +73,7 @@ def test_a_resumed_session_sends_its_first_request_examining_and_measuring_only_
         assert record.checked == len(sent[-1].request["messages"])  # the mark: the last list sent, checked clean
         assert record.sizes == tuple(len(encode(entry)) for entry in stored)  # each entry's size, stored exactly
         events.clear()
-        again = session(conn, server, events, first.cid)
+        again = scripted_session(conn, server, events, first.cid)
         again.ask("And Tuesday?")
         sent = [event for event in events if isinstance(event, RequestSent)]
         assert sent[0].size == len(encode(sent[0].request)) == len(encode(server.received[-1]))
@@ -104,7 +94,7 @@ def test_a_mark_made_by_other_rules_is_not_trusted_and_the_list_is_checked_whole
     events: list[Event] = []
     with ScriptedServer([*calls, Reply([text("Monday.")]), Reply([text("Tuesday.")])]) as server:
         conn = db.connect(demo_db)
-        first = session(conn, server, events)
+        first = scripted_session(conn, server, events)
         first.store()
         first.ask("When is Priya free?")
         assert first.cid is not None
@@ -112,7 +102,7 @@ def test_a_mark_made_by_other_rules_is_not_trusted_and_the_list_is_checked_whole
         conn.execute("UPDATE conversations SET checked_rules = ?", (rules,))
         record, stored = conversations.load(conn, first.cid)
         assert record.checked == 0
-        again = session(conn, server, events, first.cid)
+        again = scripted_session(conn, server, events, first.cid)
         again.ask("And Tuesday?")
         assert again.requests.checker.examined == len(stored) + 1  # every stored entry, and the new turn
         row = conn.execute("SELECT checked, checked_rules FROM conversations").fetchone()
@@ -138,14 +128,14 @@ def test_an_entry_stored_before_the_sizes_is_measured_and_a_repair_clears_the_ma
     events: list[Event] = []
     with ScriptedServer([Reply([text("Hello.")]), Reply([text("Again.")])]) as server:
         conn = db.connect(demo_db)
-        first = session(conn, server, events)
+        first = scripted_session(conn, server, events)
         first.store()
         first.ask("hi")
         assert first.cid is not None
         conn.execute("UPDATE entries SET size = NULL")  # as an older version stored them
         conn.execute("UPDATE conversations SET checked = 0")
         events.clear()
-        session(conn, server, events, first.cid).ask("again")
+        scripted_session(conn, server, events, first.cid).ask("again")
         sent = next(event for event in events if isinstance(event, RequestSent))
         assert sent.size == len(encode(sent.request))
         _, before = conversations.load(conn, first.cid)
@@ -169,7 +159,7 @@ def test_conversations_show_writes_its_lines_in_one_call(demo_db: Path, monkeypa
         ]
     ) as server:
         conn = db.connect(demo_db)
-        first = session(conn, server, events)
+        first = scripted_session(conn, server, events)
         first.store()
         first.ask("When is Priya free?")
     writes: list[str] = []
@@ -233,18 +223,15 @@ def test_the_mark_is_written_once_a_turn_and_a_turn_cut_short_keeps_the_one_befo
     """The mark rewrites the conversation's row, so it goes with the turn's stop, not with each iteration. A
     turn that ends in an error leaves the mark of the turn before, which still holds: the list only grew."""
 
-    def calls(prefix: str) -> list[Reply]:
-        call = "find_free_slots", {"person": "priya"}
-        return [Reply([text(f"Looking {n}"), tool_use(f"{prefix}{n}", *call)], "tool_use") for n in range(3)]
-
     failing = Reply(status=400, error_type="invalid_request_error", error_message="no")
-    script = [*calls("toolu_m"), Reply([text("Monday.")]), *calls("toolu_n"), failing, Reply([text("Again.")])]
+    turn, cut_short = slot_searches("toolu_m", 3), slot_searches("toolu_n", 3)
+    script = [*turn, Reply([text("Monday.")]), *cut_short, failing, Reply([text("Again.")])]
     events: list[Event] = []
     with ScriptedServer(script) as server:
         conn = db.connect(demo_db)
         marks: list[str] = []
         conn.set_trace_callback(lambda sql: marks.append(sql) if "checked_rules =" in sql else None)
-        first = session(conn, server, events)
+        first = scripted_session(conn, server, events)
         first.store()
         first.ask("When is Priya free?")
         assert first.cid is not None
@@ -257,7 +244,7 @@ def test_the_mark_is_written_once_a_turn_and_a_turn_cut_short_keeps_the_one_befo
         assert len(grown) == len(stored) + 7
         assert after.checked == record.checked  # the earlier turn's mark, still a clean prefix
         events.clear()
-        again = session(conn, server, events, first.cid)
+        again = scripted_session(conn, server, events, first.cid)
         again.resume()
         assert again.requests.checker.examined < len(grown)  # from the earlier mark's last round, not whole
         assert conversations.load(conn, first.cid)[0].checked == len(grown)
