@@ -86,6 +86,22 @@ class Request(dict[str, Any]):
 
 
 _ROLES = {role: encode_text(role) for role in ("user", "assistant")}
+_FRAME = len('{"role":,"content":}')  # what `encode` writes around an entry's role and content
+
+
+def framed(role: str, content: str) -> str:
+    """The entry `{"role": role, "content": …}` as `encode` writes it, given its content's text."""
+    return f'{{"role":{_ROLES.get(role) or encode_text(role)},"content":{content}}}'
+
+
+def framed_size(role: str, content: str) -> int:
+    """`len(framed(role, content).encode())`, without writing it."""
+    return _FRAME + utf8_length(_ROLES.get(role) or encode_text(role)) + utf8_length(content)
+
+
+def utf8_length(text: str) -> int:
+    """`len(text.encode())`, without making the bytes of a text that is ASCII (most are)."""
+    return len(text) if text.isascii() else len(text.encode())
 
 
 def _joined(messages: Sequence[Any], written: Sequence[str | None]) -> str:
@@ -101,4 +117,4 @@ def entry_text(entry: Any, content: str | None) -> str:
     role = entry["role"]
     if "content" not in entry or type(role) is not str:
         return encode_text(entry)
-    return f'{{"role":{_ROLES.get(role) or encode_text(role)},"content":{content}}}'
+    return framed(role, content)

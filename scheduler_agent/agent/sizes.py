@@ -12,23 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scheduler_agent.agent.growth import read_from
-from scheduler_agent.agent.request import encode, encode_text
+from scheduler_agent.agent.request import encode, framed_size
 from scheduler_agent.agent.types import JSON
 
 
 def sized(entry: JSON, text: str | None) -> int:
     """`len(encode(entry))`, from its content's text when it has one and the entry is a role and a content."""
-    if text is None or len(entry) != 2 or "role" not in entry or "content" not in entry:
+    if text is None or len(entry) != 2 or "content" not in entry or type(entry.get("role")) is not str:
         return len(encode(entry))
-    return _ENTRY_FRAME + len(encode_text(entry["role"]).encode()) + utf8_length(text)
-
-
-def utf8_length(text: str) -> int:
-    """`len(text.encode())`, without making the bytes of a text that is ASCII (most are)."""
-    return len(text) if text.isascii() else len(text.encode())
-
-
-_ENTRY_FRAME = len('{"role":,"content":}')  # what `encode` writes around an entry's role and content
+    return framed_size(entry["role"], text)
 
 
 class EntrySizes:

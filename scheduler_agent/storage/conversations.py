@@ -18,7 +18,7 @@ from operator import itemgetter
 from typing import Any, Literal
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.agent.request import encode_text
+from scheduler_agent.agent.request import encode_text, framed, framed_size, utf8_length
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import rules_digest
 from scheduler_agent.storage.db import transaction
@@ -67,17 +67,6 @@ class Stored:
 def _dumps(value: Any) -> str:
     """How the store writes JSON: compact, as a request carries it (so an entry's size is its text's)."""
     return encode_text(value)
-
-
-def _entry_text(role: str, content_text: str) -> str:
-    """The entry as `encode` writes it inside a request, given its content's stored text (`_dumps`)."""
-    return f'{{"role":{_dumps(role)},"content":{content_text}}}'
-
-
-def entry_size(role: str, content_text: str) -> int:
-    """`len(encode({"role": role, "content": content}))`, given the content's stored text (`_dumps`): its frame
-    `{"role":,"content":}`, the role (ASCII: 'user' or 'assistant') quoted, and the content's UTF-8 length."""
-    return 20 + len(_dumps(role)) + (len(content_text) if content_text.isascii() else len(content_text.encode()))
 
 
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
@@ -140,8 +129,8 @@ def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
         stored = conn.execute(
             "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
         ).fetchall()
-        rows = [(_entry_text(role, content), size) for role, content, size in stored]
-        return [(text, size if size == len(text.encode()) else None) for text, size in rows]
+        rows = [(framed(role, content), size) for role, content, size in stored]
+        return [(text, size if size == utf8_length(text) else None) for text, size in rows]
     assert isinstance(conn, sqlite3.Connection)
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: a Row per entry costs more than the query
@@ -310,7 +299,7 @@ class Journal:
             if reply is not None:
                 _insert_reply(self.conn, self.cid, reply)
             if self.stored and (text := texts[0]) != self.last:
-                size = entry_size(messages[self.stored - 1]["role"], text)
+                size = framed_size(messages[self.stored - 1]["role"], text)
                 self.conn.execute(
                     "UPDATE entries SET content = ?, size = ? WHERE conversation_id = ? AND position = ?",
                     (text, size, self.cid, self.stored - 1),
@@ -337,7 +326,7 @@ def _insert_entries(
         text = texts[offset] if texts is not None else _dumps(entry["content"])
         conn.execute(
             "INSERT INTO entries (conversation_id, position, role, content, size) VALUES (?,?,?,?,?)",
-            (cid, position, entry["role"], text, entry_size(entry["role"], text)),
+            (cid, position, entry["role"], text, framed_size(entry["role"], text)),
         )
 
 
