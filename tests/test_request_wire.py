@@ -8,11 +8,12 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import scripted_session, slot_searches
 
 from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import Event, RequestSent
-from scheduler_agent.agent.request import Request, build_request, encode
+from scheduler_agent.agent.request import Request, build_request, encode, encode_text
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
@@ -96,3 +97,30 @@ def test_each_request_of_a_session_and_of_its_resume_arrives_as_its_plain_encodi
             assert body == encode(dict(request))  # byte for byte what the plain encoding of the request is
         assert server.received[-1]["messages"][:-1] == stored
         assert spaced.encode() not in server.bodies[-1]
+
+
+def test_the_one_encoder_writes_what_json_dumps_writes_and_keeps_nothing_between_calls() -> None:
+    """`encode_text` calls one C encoder made once (json.dumps makes one a call): the same text for every kind of
+    value, the same errors, and an encoding that failed part-way changes nothing for the next one."""
+    values: list[Any] = [
+        {"b": [1, 2.5, -0.0, 10**30, True, None, 'é \u2028 \x00 "q" \\'], "a": {"nan": float("nan")}},
+        "🗓️ — 会議",
+        "\ud800",
+        {2: "int key", True: "bool key", None: "null key", 1.5: "float key"},
+        [],
+        {},
+        1e300,
+    ]
+    for value in values:
+        assert encode_text(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    shared = [text("held by both")]
+    cycle: list[Any] = [shared]
+    cycle.append(cycle)
+    for _ in range(2):  # a cycle is found each time, and leaves no mark on what it held
+        with pytest.raises(ValueError, match="Circular reference"):
+            encode_text(cycle)
+        assert encode_text([shared, shared]) == json.dumps([shared, shared], ensure_ascii=False, separators=(",", ":"))
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        encode_text({"a": {1}})
+    with pytest.raises(TypeError, match="keys must be str"):
+        encode_text({(1, 2): 1})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import json.encoder
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,11 +41,26 @@ def build_request(
 
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder: json.dumps makes one a call
+# `_COMPACT.encode` makes a new C encoder at each call (json/encoder.py, `iterencode`): this one is made once, with
+# the same settings, and is what a session calls several times an iteration (issue 14); None where there is no C.
+# It keeps no record of the containers it is inside (that record would be shared by threads): a cycle is found by
+# the interpreter's recursion limit instead, and is the same ValueError.
+_MAKE_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # not in the typeshed stubs
+_C_COMPACT = (
+    _MAKE_C_ENCODER(None, _COMPACT.default, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    if _MAKE_C_ENCODER is not None
+    else None
+)
 
 
 def encode_text(value: object) -> str:
     """`value` as compact JSON text, as a request carries it (and as the store keeps an entry's content)."""
-    return _COMPACT.encode(value)
+    if _C_COMPACT is None:
+        return _COMPACT.encode(value)
+    try:
+        return "".join(_C_COMPACT(value, 0))
+    except RecursionError:
+        raise ValueError("Circular reference detected (or nested too deep to encode)") from None
 
 
 def encode(body: JSON) -> bytes:
