@@ -99,10 +99,10 @@ def tool_uses(reply: JSON) -> list[JSON]:
 
 def is_user_input(message: JSON) -> bool:
     """A user turn that holds something the person said (not only tool results)."""
+    if message["role"] != "user":
+        return False
     content = message["content"]
-    return message["role"] == "user" and (
-        isinstance(content, str) or any(block.get("type") != "tool_result" for block in content)
-    )
+    return isinstance(content, str) or any(block.get("type") != "tool_result" for block in content)
 
 
 def iterations_in_turn(messages: list[JSON]) -> int:

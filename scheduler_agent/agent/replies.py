@@ -41,31 +41,34 @@ class Verdict:
 
 
 def _blank_text(block: object) -> bool:
-    if not isinstance(block, Mapping) or block.get("type") != "text":
+    if not (type(block) is dict or isinstance(block, Mapping)) or block.get("type") != "text":
         return False
     text = block.get("text")
     return not isinstance(text, str) or not text.strip()
 
 
+_SETS: tuple[type, ...] = (set, frozenset, type({}.keys()))
+
+
 def judge(reply: object, earlier_ids: Collection[str] = ()) -> Verdict:
     """Judge `reply` (the API's response body); `earlier_ids` are the call ids already in the list (a set,
     or `CallIds`' view of them, is used as it is; anything else is copied into one)."""
-    content = reply.get("content") if isinstance(reply, Mapping) else None
+    content = reply.get("content") if type(reply) is dict or isinstance(reply, Mapping) else None
     if not isinstance(content, list):
         return Verdict(Fit.UNUSABLE, [f"its content is {_kind(content)}, not a list of blocks"])
     if all(_blank_text(block) for block in content):
         return Verdict(Fit.EMPTY)
     problems: list[str] = []
-    earlier = earlier_ids if isinstance(earlier_ids, AbstractSet | KeysView) else set(earlier_ids)
+    as_set = type(earlier_ids) in _SETS or isinstance(earlier_ids, AbstractSet | KeysView)  # the ABCs' test is slow
+    earlier = earlier_ids if as_set else set(earlier_ids)
     seen: set[str] = set()
     for position, block in enumerate(content):
-        where = f"content[{position}]"
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-            problems.append(f"{where} is {_kind(block)}, not a block with a type")
+        if not (type(block) is dict or isinstance(block, Mapping)) or not isinstance(block.get("type"), str):
+            problems.append(f"content[{position}] is {_kind(block)}, not a block with a type")
         elif _blank_text(block):
-            problems.append(f"{where} is a text block with no text")
+            problems.append(f"content[{position}] is a text block with no text")
         elif block["type"] == "tool_use":
-            problems += _call_problems(block, where, earlier, seen)
+            problems += _call_problems(block, f"content[{position}]", earlier, seen)
     return Verdict(Fit.UNUSABLE, problems) if problems else Verdict(Fit.USABLE)
 
 
@@ -80,7 +83,8 @@ def _call_problems(block: Mapping[str, Any], where: str, earlier: Collection[str
         problems.append(f"the tool call at {where} reuses the id {call_id}")
     else:
         seen.add(call_id)
-    if not isinstance(block.get("input"), Mapping):
+    arguments = block.get("input")
+    if not (type(arguments) is dict or isinstance(arguments, Mapping)):
         got = "no input" if "input" not in block else f"an input that is {_kind(block.get('input'))}"
         problems.append(f"the tool call at {where} has {got}, not an object")
     return problems
@@ -108,7 +112,11 @@ def call_ids(messages: Iterable[Mapping[str, Any]]) -> list[str]:
     for message in messages:
         content = message.get("content")
         if message.get("role") == "assistant" and isinstance(content, list):
-            ids += [b["id"] for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use" and b.get("id")]
+            ids += [
+                b["id"]
+                for b in content
+                if (type(b) is dict or isinstance(b, Mapping)) and b.get("type") == "tool_use" and b.get("id")
+            ]
     return ids
 
 

@@ -78,9 +78,10 @@ def calls_in(messages: Sequence[Any], end: int) -> dict[str, str]:
     """call id -> where it first appears, in `messages[:end]` (what `CallLog` would hold after them)."""
     found: dict[str, str] = {}
     for index in range(end):
-        content = messages[index].get("content") if isinstance(messages[index], Mapping) else None
+        entry = messages[index]
+        content = entry.get("content") if type(entry) is dict or isinstance(entry, Mapping) else None
         for position, block in enumerate(content if isinstance(content, list) else ()):
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+            if (type(block) is dict or isinstance(block, Mapping)) and block.get("type") == "tool_use":
                 call_id = block.get("id")
                 if isinstance(call_id, str) and call_id and call_id not in found:
                     found[call_id] = f"{at(index)}.content[{position}]"
@@ -97,14 +98,14 @@ def examine_block(
     calls: CallLog, block: object, where: str, index: int, role: str | None, run: Run, found: list[Violation]
 ) -> Run:
     """One block of the entry at `index`: its findings go to `found`; the run state after it is returned."""
-    if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+    if not (type(block) is dict or isinstance(block, Mapping)) or not isinstance(block.get("type"), str):
         found.append(rules.not_a_block(where, block))
         kind = "not a block"
     else:
         kind = block["type"]
     if role == "user" and kind != "tool_result" and run.first_other is None:
         run.first_other = (index, where, kind)
-    if not isinstance(block, Mapping) or kind == "not a block":
+    if not (type(block) is dict or isinstance(block, Mapping)) or kind == "not a block":
         return run
     if kind == "text":
         violation = rules.text_block(block, where)
@@ -147,7 +148,8 @@ def _call(
             run.calls = (*run.calls, (call_id, index, where))
     if not isinstance(block.get("name"), str) or not block["name"]:
         found.append(Violation(f"{where}.name", 'a `tool_use` block needs the name of the tool it calls in "name"'))
-    if not isinstance(block.get("input"), Mapping):
+    arguments = block.get("input")
+    if not (type(arguments) is dict or isinstance(arguments, Mapping)):
         found.append(Violation(f"{where}.input", f'"input" must be an object, not {kind_of(block.get("input"))}'))
     return run
 

@@ -134,7 +134,7 @@ def _provenance(messages: Sequence[Any], raw: Mapping[int, Any] | None) -> tuple
             cause = "the provider's content was given for this entry, but it is not an assistant turn"
             placed.append((index, Violation(at(index), cause)))
             continue
-        stored = entry.get("content") if isinstance(entry, Mapping) else None
+        stored = entry.get("content") if type(entry) is dict or isinstance(entry, Mapping) else None
         difference = first_difference(received, stored, "content", ("received", "stored"))
         if difference:
             cause = (

@@ -86,7 +86,7 @@ def at(index: int) -> str:
 
 
 def role_of(entry: object) -> str | None:
-    if isinstance(entry, Mapping):
+    if type(entry) is dict or isinstance(entry, Mapping):
         role = entry.get("role")
         return role if isinstance(role, str) else None
     return None
@@ -94,7 +94,7 @@ def role_of(entry: object) -> str | None:
 
 def blocks_of(entry: object) -> list[Any]:
     """The content blocks of an entry (none when its content is a string or malformed)."""
-    if isinstance(entry, Mapping):
+    if type(entry) is dict or isinstance(entry, Mapping):
         content = entry.get("content")
         if isinstance(content, list):
             return content
@@ -102,7 +102,7 @@ def blocks_of(entry: object) -> list[Any]:
 
 
 def has_type(block: object, kind: str) -> bool:
-    return isinstance(block, Mapping) and block.get("type") == kind
+    return (type(block) is dict or isinstance(block, Mapping)) and block.get("type") == kind
 
 
 def kind_of(value: object) -> str:
@@ -232,7 +232,7 @@ def result_content(block: Mapping[str, Any], where: str) -> list[Violation]:
         found.append(Violation(f"{where}.content", empty_error))
     for position, inner in enumerate(content):
         inner_where = f"{where}.content[{position}]"
-        if not isinstance(inner, Mapping) or not isinstance(inner.get("type"), str):
+        if not (type(inner) is dict or isinstance(inner, Mapping)) or not isinstance(inner.get("type"), str):
             found.append(not_a_block(inner_where, inner))
         elif inner["type"] == "text":
             found += [v for v in [text_block(inner, inner_where)] if v]
