@@ -144,3 +144,16 @@ def test_read_from_names_where_a_reader_must_read_again() -> None:
     del messages[1:]
     assert read_from(messages, messages, [a, b, c, d]) == 1  # removed at the end: nothing to read again
     assert read_from(list(messages), messages, [a]) == 0  # another list: read it whole
+
+
+def test_a_reply_as_it_arrived_is_the_text_kept_for_the_entry_that_holds_its_content() -> None:
+    """The check compares the newest assistant entry with the reply as it arrived; when the entry holds the
+    reply's content itself, the text the store just encoded is that reply's, and is not encoded again."""
+    texts, messages = EntryTexts(), [user("find a slot")]
+    content = round_of(1)[0]["content"]
+    messages.append({"role": "assistant", "content": content})
+    texts.update(messages)
+    assert texts.of_content(1, content) is texts.texts[1]
+    assert texts.of_content(1, list(content)) is None  # an equal copy is not the content that arrived
+    assert texts.of_content(0, content) is None
+    assert texts.of_content(2, content) is None  # not encoded yet

@@ -38,8 +38,10 @@ class RequestBuilder:
     def received(self, index: int, content: list[JSON]) -> None:
         """The reply just appended at `index`: only the newest is compared with what arrived (older turns were
         checked against theirs when they were new). Kept as its text: the entry's own text is compared with it,
-        and only a turn that differs is given to the check, which says where."""
-        self.raw = (index, encode_text(content))
+        and only a turn that differs is given to the check, which says where. Call it after the store's `update`:
+        an entry that holds this very content was encoded then, at the same moment, so its text is the one kept."""
+        known = self.texts.of_content(index, content)
+        self.raw = (index, known if known is not None else encode_text(content))
 
     def forget(self) -> None:
         """The list was replaced (another process wrote it): the next check examines it whole."""

@@ -91,11 +91,21 @@ class EntryTexts:
                 return known
         return content_text(messages[index])
 
+    def of_content(self, index: int, content: object) -> str | None:
+        """The text kept for entry `index` when that entry, as last given to `update`, holds `content` itself."""
+        if index < len(self._entries):
+            entry = self._entries[index]
+            if type(entry) is dict and entry.get("content") is content:
+                return self.texts[index]
+        return None
+
     def fingerprint(self, messages: Sequence[Any], index: int) -> str | None:
         """The entry as grammar's IncrementalChecker compares it: its role and its content's text (None, which
         the checker takes as "changed", for an entry that is more or other than a role and a content)."""
         entry = messages[index]
-        if not isinstance(entry, Mapping) or len(entry) != 2 or not isinstance(entry.get("role"), str):
+        if not (type(entry) is dict or isinstance(entry, Mapping)) or len(entry) != 2:
+            return None
+        if not isinstance(entry.get("role"), str):
             return None
         text = self.text(messages, index)
         return None if text is None else f"{entry['role']}\n{text}"

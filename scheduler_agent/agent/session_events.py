@@ -48,13 +48,13 @@ class SessionListener:
         self.resumed: int | None = None  # iterations already in the turn when `resume` took it up
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RequestSent | ToolCalled):  # before a wait: the model, a tool
+        if isinstance(event, (RequestSent, ToolCalled)):  # before a wait: the model, a tool
             self.lease.renew()
         if isinstance(event, ReplySetAside):
             self.sync(self.records.reply_record(event.iteration, event.reply, len(self.messages), kept=True))
         elif isinstance(event, ReplyReceived):
-            self.requests.received(len(self.messages) - 1, event.reply["content"])
             self.sync(self.records.reply_record(event.iteration, event.reply, len(self.messages) - 1))
+            self.requests.received(len(self.messages) - 1, event.reply["content"])  # after the store encoded it
             faults.reach("after_assistant_stored")
         elif isinstance(event, RoundAnswered):
             self.sync(None)
