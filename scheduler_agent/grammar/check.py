@@ -154,12 +154,14 @@ def _assemble(
     prefill_refused: bool,
 ) -> list[Violation]:
     """Every finding in the order of the entries they are about; at one entry: its own, provenance, the end."""
-    placed, outside = _provenance(messages, raw)
+    placed, outside = _provenance(messages, raw) if raw else ([], [])
     ranked = [
         *((index, 0, v) for index, v in settled),
         *((index, 1, v) for index, v in placed),
         *((index, 2, v) for index, v in walker.tail(messages, mode, prefill_refused)),
     ]
+    if not ranked:  # a clean list, as nearly every request is: nothing to order
+        return outside
     ranked.sort(key=lambda item: (item[0], item[1]))  # stable: in the order found at one entry and rank
     return [violation for _, _, violation in ranked] + outside
 
