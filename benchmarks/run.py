@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import inputs, loop_rows, process_rows, store_rows
-from benchmarks.common import NEUTRAL_CWD, Row, bench_env, module_command, print_table
+from benchmarks.common import NEUTRAL_CWD, Row, bench_env, fmt_ms, machine_speed, module_command, print_table
 
 
 @dataclass(frozen=True)
@@ -177,13 +177,19 @@ def main(argv: list[str] | None = None) -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    before = machine_speed()
     with tempfile.TemporaryDirectory(prefix="scheduler-agent-bench-") as tmp:
         rows = suite(Path(tmp), sizes, runs, say, tuple(args.only))
+    after = machine_speed()
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(
         f"scheduler-agent benchmarks, {datetime.date.today().isoformat()}: {runs} interleaved run(s) per row, "
         f"medians (lowest-highest run); python {platform.python_version()}, {os.cpu_count()} cores, "
         f"load average {load}{'; QUICK: small inputs, not the claim' if args.quick else ''}"
+    )
+    print(
+        f"machine speed: a reference workload took {fmt_ms(before)} before the rows and {fmt_ms(after)} after "
+        "(benchmarks/common.py, `machine_speed`: absolute times move with it)"
     )
     print()
     print_table(rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,11 @@ def test_quick_suite_prints_every_row_of_the_table() -> None:
     # Each per-iteration figure appears at both sizes, with and without the trace.
     assert sum("one loop iteration's local cost" in row for row in rows) == 4
     assert "QUICK" in done.stdout  # a quick run says it is not the claim
+    # and how fast the machine ran, before the rows and after: its absolute times move with that
+    said = r"machine speed: a reference workload took ([\d.]+) ms before the rows and ([\d.]+) ms after"
+    speed = re.search(said, done.stdout)
+    assert speed is not None, done.stdout[:600]
+    assert all(float(value) > 0 for value in speed.groups())
 
 
 def test_only_names_a_row_or_says_which_there_are() -> None:
