@@ -90,8 +90,11 @@ def one_run(target: str, workers: int, conversations: int, delay: float) -> Run:
                 submit_turn(conn, request_text(n), clock=clock, settings=settings, approved=BOOKINGS)
             deadline = time.monotonic() + 60 + conversations * 3 * (delay + 1.0)
             while _unfinished(conn) and time.monotonic() < deadline:
-                if any(p.poll() is not None for p in started):
-                    raise RuntimeError("a worker exited before the turns were done")
+                for process in started:
+                    if process.poll() is not None:
+                        assert process.stderr is not None
+                        said = process.stderr.read()[-800:]
+                        raise RuntimeError(f"a worker exited {process.returncode} before the turns were done: {said}")
                 time.sleep(0.2)
             if _unfinished(conn):
                 raise RuntimeError(f"{_unfinished(conn)} turn(s) not done in time")
