@@ -17,17 +17,17 @@ content is not JSON, has no text (None): each reader then does what it did witho
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler_agent.agent.growth import read_from
 from scheduler_agent.agent.request import encode_text, entry_text
-from scheduler_agent.agent.types import JSON
+from scheduler_agent.agent.types import JSON, is_object
 
 
 def content_text(entry: object) -> str | None:
     """`encode_text(entry["content"])`; None for an entry that is not an object, or content that is not JSON."""
-    if (type(entry) is not dict and not isinstance(entry, Mapping)) or "content" not in entry:
+    if not is_object(entry) or "content" not in entry:
         return None
     try:
         return encode_text(entry["content"])
@@ -103,7 +103,7 @@ class EntryTexts:
         """The entry as grammar's IncrementalChecker compares it: its role and its content's text (None, which
         the checker takes as "changed", for an entry that is more or other than a role and a content)."""
         entry = messages[index]
-        if not (type(entry) is dict or isinstance(entry, Mapping)) or len(entry) != 2:
+        if not is_object(entry) or len(entry) != 2:
             return None
         if not isinstance(entry.get("role"), str):
             return None

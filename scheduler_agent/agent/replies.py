@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Any
 
 from scheduler_agent.agent.growth import read_from
+from scheduler_agent.agent.types import is_object
 
 
 class Fit(StrEnum):
@@ -41,7 +42,7 @@ class Verdict:
 
 
 def _blank_text(block: object) -> bool:
-    if not (type(block) is dict or isinstance(block, Mapping)) or block.get("type") != "text":
+    if not is_object(block) or block.get("type") != "text":
         return False
     text = block.get("text")
     return not isinstance(text, str) or not text.strip()
@@ -53,7 +54,7 @@ _SETS: tuple[type, ...] = (set, frozenset, type({}.keys()))
 def judge(reply: object, earlier_ids: Collection[str] = ()) -> Verdict:
     """Judge `reply` (the API's response body); `earlier_ids` are the call ids already in the list (a set,
     or `CallIds`' view of them, is used as it is; anything else is copied into one)."""
-    content = reply.get("content") if type(reply) is dict or isinstance(reply, Mapping) else None
+    content = reply.get("content") if is_object(reply) else None
     if not isinstance(content, list):
         return Verdict(Fit.UNUSABLE, [f"its content is {_kind(content)}, not a list of blocks"])
     if all(_blank_text(block) for block in content):
@@ -63,7 +64,7 @@ def judge(reply: object, earlier_ids: Collection[str] = ()) -> Verdict:
     earlier = earlier_ids if as_set else set(earlier_ids)
     seen: set[str] = set()
     for position, block in enumerate(content):
-        if not (type(block) is dict or isinstance(block, Mapping)) or not isinstance(block.get("type"), str):
+        if not is_object(block) or not isinstance(block.get("type"), str):
             problems.append(f"content[{position}] is {_kind(block)}, not a block with a type")
         elif _blank_text(block):
             problems.append(f"content[{position}] is a text block with no text")
@@ -84,7 +85,7 @@ def _call_problems(block: Mapping[str, Any], where: str, earlier: Collection[str
     else:
         seen.add(call_id)
     arguments = block.get("input")
-    if not (type(arguments) is dict or isinstance(arguments, Mapping)):
+    if not is_object(arguments):
         got = "no input" if "input" not in block else f"an input that is {_kind(block.get('input'))}"
         problems.append(f"the tool call at {where} has {got}, not an object")
     return problems
@@ -112,11 +113,7 @@ def call_ids(messages: Iterable[Mapping[str, Any]]) -> list[str]:
     for message in messages:
         content = message.get("content")
         if message.get("role") == "assistant" and isinstance(content, list):
-            ids += [
-                b["id"]
-                for b in content
-                if (type(b) is dict or isinstance(b, Mapping)) and b.get("type") == "tool_use" and b.get("id")
-            ]
+            ids += [b["id"] for b in content if is_object(b) and b.get("type") == "tool_use" and b.get("id")]
     return ids
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from scheduler_agent.agent.types import is_object
 from scheduler_agent.grammar import rules
 from scheduler_agent.grammar.rules import (
     API_DUPLICATE_CALL,
@@ -79,9 +80,9 @@ def calls_in(messages: Sequence[Any], end: int) -> dict[str, str]:
     found: dict[str, str] = {}
     for index in range(end):
         entry = messages[index]
-        content = entry.get("content") if type(entry) is dict or isinstance(entry, Mapping) else None
+        content = entry.get("content") if is_object(entry) else None
         for position, block in enumerate(content if isinstance(content, list) else ()):
-            if (type(block) is dict or isinstance(block, Mapping)) and block.get("type") == "tool_use":
+            if is_object(block) and block.get("type") == "tool_use":
                 call_id = block.get("id")
                 if isinstance(call_id, str) and call_id and call_id not in found:
                     found[call_id] = f"{at(index)}.content[{position}]"
@@ -98,14 +99,14 @@ def examine_block(
     calls: CallLog, block: object, where: str, index: int, role: str | None, run: Run, found: list[Violation]
 ) -> Run:
     """One block of the entry at `index`: its findings go to `found`; the run state after it is returned."""
-    if not (type(block) is dict or isinstance(block, Mapping)) or not isinstance(block.get("type"), str):
+    if not is_object(block) or not isinstance(block.get("type"), str):
         found.append(rules.not_a_block(where, block))
         kind = "not a block"
     else:
         kind = block["type"]
     if role == "user" and kind != "tool_result" and run.first_other is None:
         run.first_other = (index, where, kind)
-    if not (type(block) is dict or isinstance(block, Mapping)) or kind == "not a block":
+    if not is_object(block) or kind == "not a block":
         return run
     if kind == "text":
         violation = rules.text_block(block, where)
@@ -149,7 +150,7 @@ def _call(
     if not isinstance(block.get("name"), str) or not block["name"]:
         found.append(Violation(f"{where}.name", 'a `tool_use` block needs the name of the tool it calls in "name"'))
     arguments = block.get("input")
-    if not (type(arguments) is dict or isinstance(arguments, Mapping)):
+    if not is_object(arguments):
         found.append(Violation(f"{where}.input", f'"input" must be an object, not {kind_of(block.get("input"))}'))
     return run
 

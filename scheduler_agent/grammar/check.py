@@ -30,6 +30,7 @@ from importlib import resources
 from typing import Any
 
 from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.types import is_object
 from scheduler_agent.grammar.jsondiff import first_difference
 from scheduler_agent.grammar.rules import (
     API_MISSING_RESULTS,
@@ -134,7 +135,7 @@ def _provenance(messages: Sequence[Any], raw: Mapping[int, Any] | None) -> tuple
             cause = "the provider's content was given for this entry, but it is not an assistant turn"
             placed.append((index, Violation(at(index), cause)))
             continue
-        stored = entry.get("content") if type(entry) is dict or isinstance(entry, Mapping) else None
+        stored = entry.get("content") if is_object(entry) else None
         difference = first_difference(received, stored, "content", ("received", "stored"))
         if difference:
             cause = (

@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from scheduler_agent.agent.types import is_object
+
 Mode = Literal["request", "conversation"]
 State = Literal["empty", "waiting", "interrupted", "complete"]
 Level = Literal["error", "warning"]
@@ -86,7 +88,7 @@ def at(index: int) -> str:
 
 
 def role_of(entry: object) -> str | None:
-    if type(entry) is dict or isinstance(entry, Mapping):
+    if is_object(entry):
         role = entry.get("role")
         return role if isinstance(role, str) else None
     return None
@@ -94,7 +96,7 @@ def role_of(entry: object) -> str | None:
 
 def blocks_of(entry: object) -> list[Any]:
     """The content blocks of an entry (none when its content is a string or malformed)."""
-    if type(entry) is dict or isinstance(entry, Mapping):
+    if is_object(entry):
         content = entry.get("content")
         if isinstance(content, list):
             return content
@@ -102,7 +104,7 @@ def blocks_of(entry: object) -> list[Any]:
 
 
 def has_type(block: object, kind: str) -> bool:
-    return (type(block) is dict or isinstance(block, Mapping)) and block.get("type") == kind
+    return is_object(block) and block.get("type") == kind
 
 
 def kind_of(value: object) -> str:
@@ -232,7 +234,7 @@ def result_content(block: Mapping[str, Any], where: str) -> list[Violation]:
         found.append(Violation(f"{where}.content", empty_error))
     for position, inner in enumerate(content):
         inner_where = f"{where}.content[{position}]"
-        if not (type(inner) is dict or isinstance(inner, Mapping)) or not isinstance(inner.get("type"), str):
+        if not is_object(inner) or not isinstance(inner.get("type"), str):
             found.append(not_a_block(inner_where, inner))
         elif inner["type"] == "text":
             found += [v for v in [text_block(inner, inner_where)] if v]

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scheduler_agent.agent.types import is_object
 from scheduler_agent.grammar import rules
 from scheduler_agent.grammar.blocks import Call, CallLog, Run, calls_in, examine_block
 from scheduler_agent.grammar.rules import (
@@ -86,8 +87,8 @@ class Walker:
         entry = messages[index]
         before = self.runs[index - 1] if index > 0 else None
         found: list[Placed] = [(index - 1, rules.blank_text(where)) for where in before.blank] if before else []
-        is_object = type(entry) is dict or isinstance(entry, Mapping)  # the type test first: an ABC's is slow
-        role = rules.role_of(entry) if is_object else None
+        is_entry = is_object(entry)
+        role = rules.role_of(entry) if is_entry else None
         if before is not None and role in rules.ROLES and before.role == role:
             found.append((index, rules.same_role(role, index)))
             run = before.copy()
@@ -95,8 +96,8 @@ class Walker:
         else:
             found += _closing(before, role) if before else []
             asked = before.calls if before and before.role == "assistant" and role == "user" else ()
-            run = Run(role if is_object else None, asked=asked)
-        if not is_object:
+            run = Run(role if is_entry else None, asked=asked)
+        if not is_entry:
             cause = f'an entry must be an object with "role" and "content", not {kind_of(entry)}'
             self.runs.append(run)
             return [*found, (index, Violation(at(index), cause))]
