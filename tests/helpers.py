@@ -51,6 +51,15 @@ def scripted_session(conn: Any, server: ScriptedServer, events: list[Any], cid: 
     return Session.stored(conn, cid, send, settings, events.append, None)
 
 
+def stored_session(conn: Any, server: ScriptedServer, events: list[Any], text: str) -> Session:
+    """`scripted_session`, stored from its first turn, after the person said `text`."""
+    session = scripted_session(conn, server, events)
+    session.store()
+    session.ask(text)
+    assert session.cid is not None
+    return session
+
+
 def run_cli(
     args: list[str],
     server: ScriptedServer | None = None,

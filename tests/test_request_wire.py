@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import scripted_session, slot_searches
+from helpers import scripted_session, slot_searches, stored_session
 
 from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import Event, RequestSent
@@ -76,10 +76,7 @@ def test_each_request_of_a_session_and_of_its_resume_arrives_as_its_plain_encodi
     events: list[Event] = []
     with ScriptedServer([*calls, Reply([text("Monday.")]), Reply([text("Tuesday.")])]) as server:
         conn = db.connect(demo_db)
-        first = scripted_session(conn, server, events)
-        first.store()
-        first.ask("When is Priya free? 🗓️")
-        assert first.cid is not None
+        first = stored_session(conn, server, events, "When is Priya free? 🗓️")
         # a row edited by hand: the same content, spelled with spaces; its stored size is no longer its text's
         spaced = json.dumps(conversations.load(conn, first.cid)[1][1]["content"], indent=1)
         conn.execute("UPDATE entries SET content = ? WHERE position = 1", (spaced,))

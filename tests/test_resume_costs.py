@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import scripted_session, slot_searches
+from helpers import scripted_session, slot_searches, stored_session
 
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import encode
@@ -57,17 +57,11 @@ def test_no_mark_walks_it_all() -> None:
 
 
 def test_a_resumed_session_sends_its_first_request_examining_and_measuring_only_the_new_entries(demo_db: Path) -> None:
-    calls = [
-        Reply([text(f"Looking {n}"), tool_use(f"toolu_r{n}", "find_free_slots", {"person": "priya"})], "tool_use")
-        for n in range(6)
-    ]
+    calls = slot_searches("toolu_r", 6)
     events: list[Event] = []
     with ScriptedServer([*calls, Reply([text("Monday 14:00.")]), Reply([text("Tuesday too.")])]) as server:
         conn = db.connect(demo_db)
-        first = scripted_session(conn, server, events)
-        first.store()
-        first.ask("When is Priya free? — 会議")
-        assert first.cid is not None
+        first = stored_session(conn, server, events, "When is Priya free? — 会議")
         record, stored = conversations.load(conn, first.cid)
         sent = [event for event in events if isinstance(event, RequestSent)]
         assert record.checked == len(sent[-1].request["messages"])  # the mark: the last list sent, checked clean
@@ -87,17 +81,11 @@ def test_a_mark_made_by_other_rules_is_not_trusted_and_the_list_is_checked_whole
 ) -> None:
     """A version whose check differs (a new rule, a fix), or one before the digest was stored, made the mark:
     the resumed list is examined whole on its first request, and the mark is then this version's."""
-    calls = [
-        Reply([text(f"Looking {n}"), tool_use(f"toolu_d{n}", "find_free_slots", {"person": "priya"})], "tool_use")
-        for n in range(4)
-    ]
+    calls = slot_searches("toolu_d", 4)
     events: list[Event] = []
     with ScriptedServer([*calls, Reply([text("Monday.")]), Reply([text("Tuesday.")])]) as server:
         conn = db.connect(demo_db)
-        first = scripted_session(conn, server, events)
-        first.store()
-        first.ask("When is Priya free?")
-        assert first.cid is not None
+        first = stored_session(conn, server, events, "When is Priya free?")
         assert conversations.load(conn, first.cid)[0].checked > 0  # trusted by the rules that made it
         conn.execute("UPDATE conversations SET checked_rules = ?", (rules,))
         record, stored = conversations.load(conn, first.cid)
@@ -128,10 +116,7 @@ def test_an_entry_stored_before_the_sizes_is_measured_and_a_repair_clears_the_ma
     events: list[Event] = []
     with ScriptedServer([Reply([text("Hello.")]), Reply([text("Again.")])]) as server:
         conn = db.connect(demo_db)
-        first = scripted_session(conn, server, events)
-        first.store()
-        first.ask("hi")
-        assert first.cid is not None
+        first = stored_session(conn, server, events, "hi")
         conn.execute("UPDATE entries SET size = NULL")  # as an older version stored them
         conn.execute("UPDATE conversations SET checked = 0")
         events.clear()
@@ -159,9 +144,7 @@ def test_conversations_show_writes_its_lines_in_one_call(demo_db: Path, monkeypa
         ]
     ) as server:
         conn = db.connect(demo_db)
-        first = scripted_session(conn, server, events)
-        first.store()
-        first.ask("When is Priya free?")
+        stored_session(conn, server, events, "When is Priya free?")
     writes: list[str] = []
     echo = command.click.echo
     monkeypatch.setattr(
@@ -231,10 +214,7 @@ def test_the_mark_is_written_once_a_turn_and_a_turn_cut_short_keeps_the_one_befo
         conn = db.connect(demo_db)
         marks: list[str] = []
         conn.set_trace_callback(lambda sql: marks.append(sql) if "checked_rules =" in sql else None)
-        first = scripted_session(conn, server, events)
-        first.store()
-        first.ask("When is Priya free?")
-        assert first.cid is not None
+        first = stored_session(conn, server, events, "When is Priya free?")
         assert len(marks) == 1  # four iterations, one mark: at the turn's end
         record, stored = conversations.load(conn, first.cid)
         assert record.checked == len(stored) - 1  # the last request's list: all but the final reply
