@@ -296,8 +296,25 @@ def test_reach_later_kills_while_the_caller_is_blocked() -> None:
 
 def test_a_malformed_fault_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SCHEDULER_AGENT_FAULT", "p@x")
-    with pytest.raises(ValueError, match="'p@x' is malformed: give POINT or POINT@N"):
-        faults.reach("p")
+    faults.rearm()  # the variable is read once per process: this one changed it
+    try:
+        with pytest.raises(ValueError, match="'p@x' is malformed: give POINT or POINT@N"):
+            faults.reach("p")
+    finally:
+        monkeypatch.delenv("SCHEDULER_AGENT_FAULT")
+        faults.rearm()
+    faults.reach("p")  # unset and read again: nothing
+
+
+def test_the_fault_variable_is_read_once_per_process() -> None:
+    code = (
+        "import os\nfrom scheduler_agent.testing import faults\nfaults.reach('p')\n"
+        "os.environ['SCHEDULER_AGENT_FAULT'] = 'p@2,p@3'\nfaults.reach('p')\nprint('kept', flush=True)\n"
+        "faults.rearm()\nfaults.reach('p')\nprint('not reached')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SCHEDULER_AGENT_FAULT"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert (done.returncode, done.stdout) == (-signal.SIGKILL, "kept\n")
 
 
 def test_pause_sleeps_only_at_its_point(monkeypatch: pytest.MonkeyPatch) -> None:

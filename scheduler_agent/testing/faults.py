@@ -10,6 +10,9 @@ both do nothing unless a test set the environment variables below.
 - `reach_later(POINT)` counts and matches the same way, but the SIGKILL comes
   `SCHEDULER_AGENT_FAULT_DELAY` seconds later (default 0.5), from a timer thread: the way
   to die *while* the caller is blocked, e.g. waiting for the model's response.
+- The fault variable is read once per process, at the first `reach` (every loop iteration passes here a
+  few times, and a lookup in `os.environ` costs microseconds each time: issue 14). A test that sets it
+  in its own process calls `rearm()` after.
 - `SCHEDULER_AGENT_TEST_PAUSE_AT=POINT` with `SCHEDULER_AGENT_TEST_PAUSE=SECONDS` makes
   `pause(POINT)` sleep that long, so a test can make two processes really overlap there.
 
@@ -36,6 +39,7 @@ import signal
 import threading
 import time
 from collections import Counter
+from functools import cache
 
 FAULT_VARIABLE = "SCHEDULER_AGENT_FAULT"
 DELAY_VARIABLE = "SCHEDULER_AGENT_FAULT_DELAY"
@@ -65,6 +69,11 @@ def reach_later(point: str) -> None:
         timer.start()
 
 
+def rearm() -> None:
+    """Read `SCHEDULER_AGENT_FAULT` again at the next `reach` (for a test that changed it in this process)."""
+    _fault_specs.cache_clear()
+
+
 def reached(point: str) -> int:
     """How many times `point` has been reached in this process."""
     return _reached[point]
@@ -84,14 +93,20 @@ def pause(point: str) -> None:
 
 def _fires(point: str) -> bool:
     _reached[point] += 1
-    text = os.environ.get(FAULT_VARIABLE)
-    if not text:  # the case in real use: every iteration passes here a few times
+    specs = _fault_specs()
+    if not specs:  # the case in real use: every iteration passes here a few times
         return False
-    for spec in _specs(text):
+    for spec in specs:
         name, _, nth = spec.partition("@")
         if name == point and _reached[point] == _nth(spec, nth):
             return True
     return False
+
+
+@cache
+def _fault_specs() -> tuple[str, ...]:
+    """`SCHEDULER_AGENT_FAULT`'s entries, read once (`rearm` reads it again)."""
+    return tuple(_specs(os.environ.get(FAULT_VARIABLE) or ""))
 
 
 def _kill() -> None:
