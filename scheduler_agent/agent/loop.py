@@ -46,8 +46,9 @@ def run_turn(
     `known_calls` keeps the list's call ids between turns (a session passes its own); None: one per turn.
     """
     known_calls = known_calls if known_calls is not None else CallIds()
+    iteration = iterations_in_turn(messages)  # a resumed turn goes on counting; each pass appends one reply
     while True:
-        iteration = iterations_in_turn(messages) + 1
+        iteration += 1
         if iteration > max_iterations:
             return ended(report, bound_reached(messages, max_iterations))
         request = build(messages)
