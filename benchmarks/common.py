@@ -6,6 +6,7 @@ Only public entry points of the package are used (the CLI in a subprocess, `stor
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -23,30 +24,33 @@ TODAY = "2026-08-27"  # the demo's clock: Thu 2026-08-27 09:00, owner's time
 PLACEHOLDER_KEY = "sk-ant-bench-placeholder-not-a-key"  # the loopback server ignores it; never a real key
 
 
-# A fixed pure-Python workload (JSON-encoding 200 small entries, 30 times), for `machine_speed`.
-_REFERENCE = """
-import json, statistics, time
-entries = [{"role": "user", "content": [{"type": "text", "text": "x" * 50}]} for _ in range(200)]
-encode = json.JSONEncoder(separators=(",", ":")).encode
-times = []
-for _ in range(30):
-    start = time.perf_counter()
-    for entry in entries:
-        encode(entry)
-    times.append(time.perf_counter() - start)
-print(statistics.median(times))
-"""
+_ENTRIES = [{"role": "user", "content": [{"type": "text", "text": "x" * 50}]} for _ in range(200)]
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def reference_workload() -> float:
+    """Seconds a fixed pure-Python workload takes (JSON-encoding 200 small entries; the median of 30 rounds):
+    how fast this machine runs Python at this moment, whatever code is being measured beside it."""
+    times = []
+    for _ in range(30):
+        start = time.perf_counter()
+        for entry in _ENTRIES:
+            _ENCODE(entry)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def machine_speed() -> float:
-    """Seconds the reference workload takes in a fresh interpreter: how fast this machine runs Python right now.
+    """`reference_workload` in a fresh interpreter: how fast this machine runs Python right now.
 
-    The 2-core machine the README's table comes from runs it in about 0.5 ms for a stretch of minutes and in
-    about 0.9 ms in the next, whatever the load average says, and every absolute time moves with it; the suite
-    prints it before and after its rows, so a reader can tell which the table's times were taken in. The median
-    of three processes."""
+    The 2-core machine the README's table comes from runs it in about 0.5 ms at full speed and in about
+    0.9 ms when its host slows it down, for seconds to minutes at a time, whatever the load average says, and
+    every absolute time moves with it; the suite prints it before and after its rows, so a reader can tell
+    which the table's times were taken in. The median of three processes."""
+    root = str(Path(__file__).resolve().parent.parent)
+    code = f"import sys; sys.path.append({root!r}); from benchmarks.common import reference_workload as r; print(r())"
     runs = [
-        subprocess.run([sys.executable, "-c", _REFERENCE], capture_output=True, text=True, env=bench_env(), check=True)
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=bench_env(), check=True)
         for _ in range(3)
     ]
     return statistics.median(float(done.stdout) for done in runs)

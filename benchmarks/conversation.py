@@ -13,7 +13,8 @@ model), each asking for `find_free_slots` of a person who is not in the calendar
 few tens of microseconds, timed where the loop runs it and subtracted, as the time in `send` is).
 The SDK is imported first, as `ask` imports it, so the interpreter's state (its heap, and whatever
 `make_client` does after the import) is the one a real turn runs in. With `--trace` the CLI's trace
-listens, writing to /dev/null. Prints JSON: the local seconds of each iteration after the first.
+listens, writing to /dev/null. Prints JSON: the local seconds of each iteration after the first, and the
+seconds of the reference workload (benchmarks/common.py) just before the turn and just after it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from datetime import time as day_time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import DEMO_WEEK, PLACEHOLDER_KEY, TODAY
+from benchmarks.common import DEMO_WEEK, PLACEHOLDER_KEY, TODAY, reference_workload
 
 WINDOWS = (
     "Free windows of at least 30 minutes for Priya Raman (priya) and you in the week of Mon 2026-08-31, "
@@ -117,7 +118,9 @@ def reply(number: int, final: bool) -> dict[str, Any]:
     }
 
 
-def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
+def iterate(db: Path, iterations: int, trace: bool) -> tuple[list[float], tuple[float, float]]:
+    """The local seconds of each iteration after the first, and the reference workload's seconds just before the
+    turn and just after it (benchmarks/common.py)."""
     from scheduler_agent.api.client import make_client
 
     make_client(api_key=PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")  # the SDK loaded, as in `ask`
@@ -154,7 +157,7 @@ def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
     cid = conversations.latest_id(conn)
     assert cid is not None, "build a conversation first"
     session = Session.stored(conn, cid, send, settings(iterations + 5), report, clock)
-    tools: CalendarTools = session.toolbox  # type: ignore[assignment]  (no `decide`: the tools themselves)
+    tools: CalendarTools = session.toolbox  # type: ignore[assignment]  # no `decide`: the tools themselves
     run = tools.run
 
     def timed_run(name: str, arguments: Any, tool_use_id: str, deadline: Any) -> str:
@@ -165,8 +168,11 @@ def iterate(db: Path, iterations: int, trace: bool) -> list[float]:
             outside[0] += time.perf_counter() - start
 
     tools.run = timed_run  # type: ignore[method-assign]
+    before = reference_workload()  # how fast the machine runs right then: see `loop_rows.per_iteration`
     session.ask("And the week after?")
-    return [now - then - (out_now - out_then) for (then, out_then), (now, out_now) in itertools.pairwise(stamps[1:])]
+    after = reference_workload()
+    local = [now - then - (out_now - out_then) for (then, out_then), (now, out_now) in itertools.pairwise(stamps[1:])]
+    return local, (before, after)
 
 
 def first_request(db: Path) -> float:
@@ -203,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.action == "first-request":
         print(json.dumps({"seconds": first_request(args.db)}))
     else:
-        print(json.dumps({"local_seconds": iterate(args.db, args.iterations, args.trace)}))
+        local, reference = iterate(args.db, args.iterations, args.trace)
+        print(json.dumps({"local_seconds": local, "reference_seconds": reference}))
     return 0
 
 
