@@ -36,9 +36,9 @@ from benchmarks.first_request import FirstRequestServer
 ASK_GOAL, STARTUP_GOAL, RESUME_GOAL, IMPORT_GOAL = 0.8, 0.2, 0.100, 1.2
 # Times the suite's runs for the rows of whole processes of seconds (`ask`, import): this machine's host runs it
 # at full speed or at about half of it, for seconds to minutes at a time (benchmarks/common.py, `machine_speed`),
-# so one process may run at one speed and the next at the other. In 5 or 7 rounds the import row's ratio was
-# 1.23x, 1.29x and 1.36x on one day, and 1.09x in 15 rounds (its paired runs 0.82-1.57): a median of 15 is
-# less often one speed's or the other's.
+# so one process may run at one speed and the next at the other (the import row's paired runs: 0.82-1.82).
+# In 5 or 7 rounds that row's ratio was 1.23x, 1.29x and 1.36x on one day; in 15, 1.09x and 1.24x. A median
+# of 15 is less often one speed's or the other's; it does not make the machine steady.
 WHOLE_RUNS = 3
 
 
