@@ -25,8 +25,8 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_the_readme_loop_is_the_loop() -> None:
-    snippet = re.search(r"```python\n(while True:.*?)```", README.read_text(), re.S)
-    assert snippet, "README.md has no ```python block starting with `while True:`"
+    snippet = re.search(r"```python\n((?:[^\n]*\n)?while True:.*?)```", README.read_text(), re.S)
+    assert snippet, "README.md has no ```python block with `while True:` on its first or second line"
     source = [line.strip() for line in inspect.getsource(loop.run_turn).splitlines()]
     position = 0
     for line in (line.strip() for line in snippet[1].splitlines()):
