@@ -35,7 +35,8 @@ def test_quick_suite_prints_every_row_of_the_table() -> None:
     # over those the machine ran at full speed (by the reference workload each of them timed)
     iteration_rows = [row for row in rows if "one loop iteration's local cost" in row]
     assert len(iteration_rows) == 8
-    assert sum(re.search(r"at the machine's full speed \(\d+ of \d+ processes\)", row) is not None for row in iteration_rows) == 4
+    full_speed = re.compile(r"at the machine's full speed \(\d+ of \d+ processes\)")
+    assert sum(full_speed.search(row) is not None for row in iteration_rows) == 4
     assert "QUICK" in done.stdout  # a quick run says it is not the claim
     # and how fast the machine ran, before the rows and after: its absolute times move with that
     said = r"machine speed: a reference workload took ([\d.]+) ms before the rows and ([\d.]+) ms after"
