@@ -65,10 +65,11 @@ def per_iteration(
     """Check, store, build, dispatch (no model call, no tool body): at a small and a large list, trace off and on.
 
     One process is steady, but this machine is not: its host runs it at full speed, or at about half of it, for
-    seconds to minutes at a time, and a process's iterations cost about 0.45 times the reference workload
-    (benchmarks/common.py) measured in the same process, at either speed. So, as pyperf does, each figure is over
-    many processes (ITERATION_RUNS times the suite's runs: each process's median, and the median of those), and
-    each process also times the reference workload just before its turn and just after it. A second row per
+    seconds to minutes at a time, and a process's iterations cost a steady multiple of the reference workload
+    (benchmarks/common.py) measured in the same process, at either speed (0.45-0.5 at 100 entries). So, as
+    pyperf does, each figure is over many processes (ITERATION_RUNS times the suite's runs: each process's
+    median, and the median of those), and each process also times the reference workload just before its turn
+    and just after it. A second row per
     figure takes only the processes that ran at full speed (`_at_full_speed`: a criterion that does not look at
     the code's own times)."""
     runs *= ITERATION_RUNS
