@@ -103,9 +103,7 @@ class EntryTexts:
         """The entry as grammar's IncrementalChecker compares it: its role and its content's text (None, which
         the checker takes as "changed", for an entry that is more or other than a role and a content)."""
         entry = messages[index]
-        if not is_object(entry) or len(entry) != 2:
-            return None
-        if not isinstance(entry.get("role"), str):
+        if not is_object(entry) or len(entry) != 2 or not isinstance(entry.get("role"), str):
             return None
         text = self.text(messages, index)
         return None if text is None else f"{entry['role']}\n{text}"

@@ -86,7 +86,7 @@ def _call_problems(block: Mapping[str, Any], where: str, earlier: Collection[str
         seen.add(call_id)
     arguments = block.get("input")
     if not is_object(arguments):
-        got = "no input" if "input" not in block else f"an input that is {_kind(block.get('input'))}"
+        got = "no input" if "input" not in block else f"an input that is {_kind(arguments)}"
         problems.append(f"the tool call at {where} has {got}, not an object")
     return problems
 

@@ -151,7 +151,7 @@ def _call(
         found.append(Violation(f"{where}.name", 'a `tool_use` block needs the name of the tool it calls in "name"'))
     arguments = block.get("input")
     if not is_object(arguments):
-        found.append(Violation(f"{where}.input", f'"input" must be an object, not {kind_of(block.get("input"))}'))
+        found.append(Violation(f"{where}.input", f'"input" must be an object, not {kind_of(arguments)}'))
     return run
 
 
