@@ -22,6 +22,7 @@ from pathlib import Path
 DEMO_WEEK = "2026-08-31"  # the demo calendar's "next week", seen from the pinned clock below
 TODAY = "2026-08-27"  # the demo's clock: Thu 2026-08-27 09:00, owner's time
 PLACEHOLDER_KEY = "sk-ant-bench-placeholder-not-a-key"  # the loopback server ignores it; never a real key
+REPOSITORY = str(Path(__file__).resolve().parent.parent)  # put last on a timed process's path: `benchmarks` is found
 
 
 _ENTRIES = [{"role": "user", "content": [{"type": "text", "text": "x" * 50}]} for _ in range(200)]
@@ -47,8 +48,8 @@ def machine_speed() -> float:
     0.9 ms when its host slows it down, for seconds to minutes at a time, whatever the load average says, and
     every absolute time moves with it; the suite prints it before and after its rows, so a reader can tell
     which the table's times were taken in. The median of three processes."""
-    root = str(Path(__file__).resolve().parent.parent)
-    code = f"import sys; sys.path.append({root!r}); from benchmarks.common import reference_workload as r; print(r())"
+    workload = "from benchmarks.common import reference_workload; print(reference_workload())"
+    code = f"import sys; sys.path.append({REPOSITORY!r}); {workload}"
     runs = [
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=bench_env(), check=True)
         for _ in range(3)
@@ -136,9 +137,8 @@ def module_command(name: str) -> list[str]:
     """`python -m benchmarks.NAME` against the INSTALLED package: the repository is put last on the path
     (so `benchmarks` is found) and the process runs from a neutral folder, so the source tree (which has
     no `scheduler_agent.prompts`: pyproject maps it from `prompts/`) never shadows the installed one."""
-    root = str(Path(__file__).resolve().parent.parent)
     run = f"runpy.run_module('benchmarks.{name}', run_name='__main__', alter_sys=True)"  # the SDK reads __main__
-    code = f"import runpy, sys; sys.path.append({root!r}); {run}"
+    code = f"import runpy, sys; sys.path.append({REPOSITORY!r}); {run}"
     return [sys.executable, "-c", code]
 
 
