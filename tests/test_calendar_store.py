@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -17,7 +17,15 @@ from scheduler_agent.calendar.fixtures import demo_fixture, export_fixture, load
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.people import add_person, find_person, get_owner, list_people, set_owner
 from scheduler_agent.calendar.recurrence import occurrences
-from scheduler_agent.calendar.types import CalendarError, ImportedEvent, Recurrence, parse_hours
+from scheduler_agent.calendar.types import (
+    UTC_FORMAT,
+    CalendarError,
+    ImportedEvent,
+    Recurrence,
+    from_utc_text,
+    parse_hours,
+    to_utc_text,
+)
 from scheduler_agent.cli.options import default_db_path
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import Connection
@@ -452,3 +460,27 @@ def test_a_long_running_rule_gives_the_same_occurrences_when_expanded_from_near_
         ]
         assert expected or "COUNT" in rule  # not a vacuous comparison (COUNT=2000 ends in 2025)
         assert occurrences(first, "Europe/London", Recurrence(rule), start, end) == expected, (rule, start)
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        datetime(2026, 8, 31, 14, 0, tzinfo=ZoneInfo("Europe/London")),  # summer time: 13:00 UTC
+        datetime(2026, 12, 31, 23, 30, 59, 999_999, tzinfo=ZoneInfo("America/New_York")),  # next year in UTC
+        datetime(2026, 3, 29, 1, 0, tzinfo=UTC),
+        datetime(1000, 1, 1, 0, 0, 1, tzinfo=UTC),
+        datetime(999, 12, 31, 23, 59, tzinfo=UTC),  # strftime writes it unpadded: kept so
+        datetime(9999, 12, 31, 12, 0, tzinfo=ZoneInfo("Asia/Tokyo")),
+        datetime(2030, 6, 1, 9, 15, 30, tzinfo=timezone(timedelta(hours=-3, minutes=-30))),
+    ],
+)
+def test_an_event_time_is_stored_as_the_utc_format_writes_it(moment: datetime) -> None:
+    text = to_utc_text(moment)
+    assert text == moment.astimezone(UTC).strftime(UTC_FORMAT)
+    if moment.year >= 1000:
+        assert from_utc_text(text) == moment.replace(microsecond=0)  # the same instant, to the second
+
+
+def test_a_naive_time_is_refused_with_what_to_give() -> None:
+    with pytest.raises(ValueError, match="has no time zone; give an aware datetime"):
+        to_utc_text(datetime(2026, 8, 31, 14, 0))
