@@ -179,12 +179,18 @@ def test_a_new_calendar_from_scratch(db: Path) -> None:
         (["add-person", "li", "--name", "Li", "--tz", "UTC", "--hours", "18:00-08:00"], ["end before they start"]),
         (["show", "--today", "27/08/2026"], ["--today '27/08/2026' is not a date", "YYYY-MM-DD"]),
         (["show", "--week", "next"], ["week 'next' is not a date", "YYYY-MM-DD"]),
-        (["show", "--person", "sam"], ["No one called 'sam'"]),
+        (["show", "--person", "sam"], ["No one called 'sam'", "or add the person with `scheduler-agent calendar"]),
+        (["add-person", "li", "--name", "Li", "--tz", "UTC", "--hours", "09:00-09:00"], ["09:00-09:00 are empty"]),
+        (["edit-person", "priya", "--lunch", "13:00-12:00"], ["lunch 13:00-12:00 end before", "e.g. 12:00-13:00"]),
+        (["edit-person", "priya", "--lunch", "noon"], ["lunch 'noon' are not a range", "e.g. 12:00-13:00"]),
     ],
 )
 def test_person_facing_errors(db: Path, args: list[str], parts: list[str]) -> None:
     seeded(db)
-    assert_person_error(invoke(*args, "--db", str(db)), *parts)
+    result = invoke(*args, "--db", str(db))
+    assert_person_error(result, *parts)
+    assert "the user" not in result.stderr  # the model's word for the person reading this
+    assert "working hours" not in result.stderr or "--hours" in args  # lunch is not called working hours
 
 
 def test_a_database_that_cannot_be_opened(tmp_path: Path) -> None:

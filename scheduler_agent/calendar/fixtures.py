@@ -172,7 +172,7 @@ def _person(key: str, spec: Mapping[str, Any]) -> Person:
         days=parse_days(spec.get("days", "").split()),
         days_off=parse_dates_off(spec.get("days_off", [])),
         buffer_minutes=int(spec.get("buffer", 0)),
-        lunch=parse_hours(lunch) if lunch else None,
+        lunch=parse_hours(lunch, "lunch") if lunch else None,
     )
     return checked(person)
 

@@ -90,7 +90,7 @@ def checked(person: Person) -> Person:
         if hours is not None:
             check_hours(*hours)
     if person.lunch is not None:
-        check_hours(*person.lunch)
+        check_hours(*person.lunch, "lunch")
     check_buffer(person.buffer_minutes)
     return replace(person, name=check_name(person.name), tz=check_tz(person.tz))
 

@@ -174,27 +174,33 @@ def check_tz(tz: str) -> str:
     return tz
 
 
-def parse_hours(text: str) -> tuple[time, time]:
-    """`09:00-17:00` → (09:00, 17:00); raise CalendarError for anything else or an empty range."""
+def parse_hours(text: str, what: str = "working hours") -> tuple[time, time]:
+    """`09:00-17:00` → (09:00, 17:00); raise CalendarError for anything else or an empty range.
+
+    `what` names the range in the message: "working hours", or "lunch" (whose example is 12:00-13:00)."""
     match = _HOURS.fullmatch(text)
     try:
         if match is None:
             raise ValueError(text)
         start, end = (time.fromisoformat(part.zfill(5)) for part in match.groups())
     except ValueError:
-        raise CalendarError(f"working hours {text!r} are not a range: use HH:MM-HH:MM, e.g. 09:00-17:00") from None
-    return check_hours(start, end)
+        raise CalendarError(f"{what} {text!r} are not a range: use HH:MM-HH:MM, e.g. {_example(what)}") from None
+    return check_hours(start, end, what)
 
 
-def check_hours(start: time, end: time) -> tuple[time, time]:
+def check_hours(start: time, end: time, what: str = "working hours") -> tuple[time, time]:
     if start.second or start.microsecond or end.second or end.microsecond:
-        raise CalendarError(f"working hours {start}-{end} must be whole minutes, e.g. 09:00-17:00")
+        raise CalendarError(f"{what} {start}-{end} must be whole minutes, e.g. {_example(what)}")
     if start >= end:
+        how = "are empty: they end as they start" if start == end else "end before they start"
         raise CalendarError(
-            f"working hours {start:%H:%M}-{end:%H:%M} end before they start: "
-            "give the start first, within one day, e.g. 09:00-17:00"
+            f"{what} {start:%H:%M}-{end:%H:%M} {how}: give the start first, within one day, e.g. {_example(what)}"
         )
     return start, end
+
+
+def _example(what: str) -> str:
+    return "12:00-13:00" if what == "lunch" else "09:00-17:00"
 
 
 def check_name(name: str) -> str:
@@ -258,5 +264,5 @@ def _person(columns: tuple[str, ...], values: tuple[Any, ...]) -> Person:
         days=parse_days(row["days"].split()) if row.get("days") else (),
         days_off=parse_dates_off(row["days_off"].split()) if row.get("days_off") else (),
         buffer_minutes=int(row["buffer_minutes"]) if "buffer_minutes" in row else 0,
-        lunch=parse_hours(lunch) if lunch else None,
+        lunch=parse_hours(lunch, "lunch") if lunch else None,
     )

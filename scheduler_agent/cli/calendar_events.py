@@ -112,7 +112,7 @@ def show_command(
     with calendar_session(db, read_only=True) as conn:
         owner = get_owner(conn)
         tools = CalendarTools(conn, clock_for(conn, today))
-        other = tools.resolve_person(person, field="--person") if person is not None else None
+        other = tools.resolve_person(person, field="--person", for_person=True) if person is not None else None
         if as_json:
             from scheduler_agent.cli.calendar_json import busy_json
 

@@ -80,7 +80,7 @@ def set_owner_command(person: PersonChanges, db: Location | None) -> None:
 def _edit(conn: Connection, key: str, changes: PersonChanges) -> Person:
     lunch_value: tuple[time, time] | bool | None = True
     if changes.lunch is not None:
-        lunch_value = False if changes.lunch.strip().lower() == "none" else parse_hours(changes.lunch)
+        lunch_value = False if changes.lunch.strip().lower() == "none" else parse_hours(changes.lunch, "lunch")
     return edit_person(
         conn,
         key,
