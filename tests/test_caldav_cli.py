@@ -151,6 +151,14 @@ def test_no_password_source_and_no_terminal_says_how_to_give_one(db: Path, radic
     assert_one_line_error(result, "asked on a terminal and there is none", "--password-env VAR", "~/.netrc")
 
 
+@pytest.mark.parametrize("url", ["notaurl", "dav.example.com/", "ftp://dav.example.com/", "https:///cal/"])
+def test_connect_to_an_address_that_is_not_a_url_sends_nothing(db: Path, url: str) -> None:
+    result = cli(db, "connect", "caldav", url, "--user", OWNER_USER, "--password-env", "JORDAN_PASSWORD")
+    assert_one_line_error(result, f"CalDAV URL {url!r} is not an http(s) URL with a host", "https://dav.example.com/")
+    assert "the CalDAV server at" not in result.stderr  # no server was asked, so none is blamed
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM caldav_connections").fetchone() == (0,)
+
+
 def test_add_person_with_a_bad_address_adds_nothing(db: Path) -> None:
     result = cli(db, "add-person", "sam", "--name", "Sam Okafor", "--tz", "Europe/London", "--email", "not an address")
     assert_one_line_error(result, "is not one: give e.g. priya@example.com")

@@ -34,6 +34,7 @@ REQUEST_DEADLINE_SECONDS = 10.0
 
 KEYRING_SERVICE = "scheduler-agent-caldav"
 CONNECT_HINT = "run `scheduler-agent calendar connect caldav URL --user NAME --password-env VAR`"
+CONNECT_EXAMPLE_URL = "https://dav.example.com/"
 
 
 class CalDAVError(CalendarError):
@@ -106,12 +107,20 @@ class Contact:
     caldav_url: str | None
 
 
+def check_server_url(url: str, what_to_give: str) -> str:
+    """`url` if it is an http(s) URL with a host, else CalendarError: nothing has been sent anywhere yet."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise CalendarError(f"CalDAV URL {url!r} is not an http(s) URL with a host: {what_to_give}")
+    return url
+
+
 def set_contact(conn: db.Connection, key: str, email: str | None, caldav_url: str | None) -> None:
     """Set a person's e-mail address and/or shared CalDAV calendar (None leaves a field as it is)."""
     if email is not None and ("@" not in email or any(c.isspace() for c in email)):
         raise CalendarError(f"e-mail address {email!r} is not one: give e.g. priya@example.com")
-    if caldav_url is not None and urlsplit(caldav_url).scheme not in ("http", "https"):
-        raise CalendarError(f"CalDAV URL {caldav_url!r} is not an http(s) URL: give the calendar's full URL")
+    if caldav_url is not None:
+        check_server_url(caldav_url, "give the calendar's full URL")
     if caldav_url is not None and not caldav_url.endswith("/"):
         caldav_url += "/"
     with transaction(conn):

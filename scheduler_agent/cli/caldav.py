@@ -68,6 +68,7 @@ def connect_command(
                     raise CalendarError(f"the kind of server is 'caldav', then its URL: {cc.CONNECT_HINT}")
                 if user is None:
                     raise CalendarError(f"give your user name on the server with --user NAME: {cc.CONNECT_HINT}")
+                url = cc.check_server_url(url, f"give the server's address, e.g. {cc.CONNECT_EXAMPLE_URL}")
                 url = url if url.endswith("/") else url + "/"
                 connection = cc.Connection(url, user, url, "", "ask", email, not no_invites)
                 connection, password = _password(connection, password_env)
