@@ -295,3 +295,32 @@ def test_ask_json_when_the_api_is_unavailable_still_prints_one_object(demo_db: P
     assert "unavailable" in record["exit_reason"]
     assert record["conversation"] == 1
     assert record["tool_calls"] == []
+
+
+# --- an outside tester's bad input: each a clear line and an exit code, never "internal error" ----------
+
+HUGE = "99999999999999999999999"  # past SQLite's largest INTEGER
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["conversations", "show", HUGE],
+        ["conversations", "delete", HUGE],
+        ["conversations", "repair", HUGE],
+        ["resume", HUGE],
+        ["wait", HUGE],
+        ["approve", HUGE],
+        ["decline", HUGE],
+        ["view", HUGE],
+        ["calendar", "cancel", HUGE],
+        ["ask", "--cid", HUGE, "hi"],
+        ["submit", "--cid", HUGE, "hi"],
+    ],
+)
+def test_an_id_too_large_for_the_database_is_a_usage_error_naming_the_range(demo_db: Path, args: list[str]) -> None:
+    result = invoke(*args, "--db", str(demo_db))
+    assert result.exit_code == 2
+    assert "is not an id: an id is a whole number from 1 to 9223372036854775807" in result.stderr
+    assert "internal error" not in result.stderr
+    assert rows(demo_db, "SELECT COUNT(*) FROM events") == [(28,)]

@@ -19,7 +19,7 @@ from scheduler_agent.cli.calendar import clock_for
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import json_flag
+from scheduler_agent.cli.options import ID, json_flag
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
 from scheduler_agent.cli.run_options import RunOptions, TurnOptions, run_options, turn_options
 from scheduler_agent.storage.db import Connection, Location
@@ -296,7 +296,7 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
 
 
 @command("resume", epilog=RESUME_EXAMPLES)
-@argument("cid", help="The stored conversation to finish.", metavar="ID", type=int)
+@argument("cid", help="The stored conversation to finish.", metavar="ID", type=ID)
 @run_options
 @person_facing()
 def resume_command(cid: int, run: RunOptions) -> None:
