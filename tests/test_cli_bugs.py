@@ -324,3 +324,37 @@ def test_an_id_too_large_for_the_database_is_a_usage_error_naming_the_range(demo
     assert "is not an id: an id is a whole number from 1 to 9223372036854775807" in result.stderr
     assert "internal error" not in result.stderr
     assert rows(demo_db, "SELECT COUNT(*) FROM events") == [(28,)]
+
+
+def into_a_closed_pipe(args: list[str]) -> tuple[int, str]:
+    """The real CLI, its stdout a pipe whose reader has already gone (as `| head -1` leaves it once it has its
+    line): the exit code and what it wrote to stderr."""
+    import os
+    import subprocess
+    import sys
+
+    reader, writer = os.pipe()
+    os.close(reader)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=clean,
+            timeout=60,
+        )
+    finally:
+        os.close(writer)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("command", ["calendar show --week 2026-08-24", "conversations list", "lint"])
+def test_a_closed_pipe_ends_the_command_quietly(demo_db: Path, tmp_path: Path, command: str) -> None:
+    messages = tmp_path / "messages.json"
+    messages.write_text('[{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}]')
+    args = command.split() + ([str(messages)] if command == "lint" else ["--db", str(demo_db)])
+    code, stderr = into_a_closed_pipe(args)
+    assert stderr == ""
+    assert code == 1

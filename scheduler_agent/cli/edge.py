@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -44,6 +45,8 @@ def person_facing() -> Iterator[None]:
         fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
     except KeyboardInterrupt:
         fail("Interrupted.", 130)
+    except BrokenPipeError:  # the reader of our output went away (`| head -1`): normal, and nothing to say
+        closed_pipe()
     except Exception as exc:
         if is_tool_error(exc):
             fail(str(exc), 1)
@@ -55,6 +58,17 @@ def person_facing() -> Iterator[None]:
             f"with the traceback in {where} ({DEBUG_VARIABLE}=1 prints it instead)",
             1,
         )
+
+
+def closed_pipe() -> NoReturn:
+    """Exit quietly, as the Python docs advise on SIGPIPE: stdout is pointed at devnull first, so that the
+    interpreter's flush of what is still buffered at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture): nothing to flush there
+        pass
+    raise click.exceptions.Exit(1)
 
 
 def is_tool_error(exc: BaseException) -> bool:
