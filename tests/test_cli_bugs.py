@@ -358,3 +358,23 @@ def test_a_closed_pipe_ends_the_command_quietly(demo_db: Path, tmp_path: Path, c
     code, stderr = into_a_closed_pipe(args)
     assert stderr == ""
     assert code == 1
+
+
+def damage(path: Path, offset: int, size: int = 4096) -> bytes:
+    """Overwrite `size` bytes of the file at `offset` (as a bad disk or a cut copy would); the file's bytes after."""
+    with path.open("r+b") as file:
+        file.seek(offset)
+        file.write(bytes(range(256)) * (size // 256))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("offset", [0, 20480], ids=["not a database", "malformed in the middle"])
+def test_a_damaged_database_is_one_line_that_says_so_and_what_to_do(demo_db: Path, offset: int) -> None:
+    before = damage(demo_db, offset)
+    result = invoke("calendar", "show", "--db", str(demo_db), "--week", "2026-08-24")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert f"Error: the database file {demo_db} is damaged (" in result.stderr
+    assert f"restore a copy you kept, or save what can be read with `sqlite3 {demo_db} .recover" in result.stderr
+    assert "internal error" not in result.stderr
+    assert demo_db.read_bytes() == before

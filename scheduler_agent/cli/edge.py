@@ -19,7 +19,7 @@ from typing import NoReturn
 import click
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.storage.db import data_dir
+from scheduler_agent.storage.db import data_dir, default_db_path
 from scheduler_agent.storage.files import make_data_folder
 
 DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
@@ -41,8 +41,6 @@ def person_facing() -> Iterator[None]:
         raise  # Click's own ways out: an exit code, a usage error
     except AgentError as exc:
         fail(str(exc), exc.exit_code)
-    except sqlite3.OperationalError as exc:  # e.g. still locked by another process after the busy timeout
-        fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
     except KeyboardInterrupt:
         fail("Interrupted.", 130)
     except BrokenPipeError:  # the reader of our output went away (`| head -1`): normal, and nothing to say
@@ -50,6 +48,10 @@ def person_facing() -> Iterator[None]:
     except Exception as exc:
         if is_tool_error(exc):
             fail(str(exc), 1)
+        elif is_damaged(exc):  # wherever it surfaced: opening, reading half a week, writing
+            fail(damaged(exc, command_database()), 1)
+        elif isinstance(exc, sqlite3.OperationalError):  # e.g. still locked by another process after the timeout
+            fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
         elif os.environ.get(DEBUG_VARIABLE) == "1":
             raise
         where = save_traceback(exc)
@@ -69,6 +71,32 @@ def closed_pipe() -> NoReturn:
     except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture): nothing to flush there
         pass
     raise click.exceptions.Exit(1)
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """SQLite found the file itself damaged: "database disk image is malformed" (SQLITE_CORRUPT and its
+    extended codes) or "file is not a database" (SQLITE_NOTADB). Never a PostgreSQL error: SQLite alone names them."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    return isinstance(exc, sqlite3.DatabaseError) and name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
+def damaged(exc: BaseException, path: object | None) -> str:
+    """The one line for a damaged database file, with what to do about it."""
+    named = f" {path}" if path is not None else ""
+    file = path if path is not None else "FILE"
+    return (
+        f"the database file{named} is damaged ({exc}): restore a copy you kept, or save what can be read with "
+        f"`sqlite3 {file} .recover | sqlite3 recovered.db` and give that file with --db"
+    )
+
+
+def command_database() -> object | None:
+    """The database file the running command was given (--db), or the default one; None outside a command."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return None
+    given = ctx.params.get("db")
+    return given if given is not None else default_db_path()
 
 
 def is_tool_error(exc: BaseException) -> bool:
