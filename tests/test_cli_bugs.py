@@ -378,3 +378,33 @@ def test_a_damaged_database_is_one_line_that_says_so_and_what_to_do(demo_db: Pat
     assert f"restore a copy you kept, or save what can be read with `sqlite3 {demo_db} .recover" in result.stderr
     assert "internal error" not in result.stderr
     assert demo_db.read_bytes() == before
+
+
+def test_a_bugs_traceback_never_follows_a_link_planted_in_the_temporary_folder(
+    demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the listing")
+
+    temporary, victim = tmp_path / "tmp", tmp_path / "victim.txt"
+    temporary.mkdir()
+    victim.write_text("someone else's file\n")
+    (temporary / "last-error.txt").symlink_to(victim)
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "a-file" / "share"))  # the data folder cannot be made
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    monkeypatch.setattr(listing, "summaries", broken)
+    result = invoke("conversations", "list", "--db", str(demo_db))
+    assert result.exit_code == 1
+    assert "internal error (RuntimeError: a bug in the listing)" in result.stderr
+    assert victim.read_text() == "someone else's file\n"
+    found = re.search(r"with the traceback in (\S+) \(", result.stderr)
+    assert found is not None
+    written = Path(found.group(1))
+    assert written.parent == temporary
+    assert not written.is_symlink()
+    assert written.stat().st_mode & 0o777 == 0o600
+    assert "RuntimeError: a bug in the listing" in written.read_text()

@@ -107,18 +107,31 @@ def is_tool_error(exc: BaseException) -> bool:
 
 
 def save_traceback(exc: BaseException) -> Path:
-    """Write the traceback to `last-error.txt` in the data folder (0600), or to a temporary file."""
+    """Write the traceback to `last-error.txt` in the data folder (0600, never through a symlink), or else to a
+    new file of the user's own in the temporary folder: a fixed name there could be another user's planted link."""
     import traceback
 
     text = "".join(traceback.format_exception(exc))
-    for folder in (data_dir(), Path(os.environ.get("TMPDIR", "/tmp"))):
+    for where in (_in_data_folder, _new_temporary_file):
         try:
-            make_data_folder(folder)
-            path = folder / "last-error.txt"
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            descriptor, path = where()
             with os.fdopen(descriptor, "w", encoding="utf-8") as out:
                 out.write(text)
             return path
         except OSError:
             continue
     return Path("(nowhere: the data folder and the temporary folder are not writable)")
+
+
+def _in_data_folder() -> tuple[int, Path]:
+    folder = data_dir()
+    make_data_folder(folder)
+    path = folder / "last-error.txt"
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), path
+
+
+def _new_temporary_file() -> tuple[int, Path]:
+    import tempfile
+
+    descriptor, name = tempfile.mkstemp(prefix="scheduler-agent-error-", suffix=".txt")  # O_EXCL, 0600, ours
+    return descriptor, Path(name)
