@@ -408,3 +408,23 @@ def test_a_bugs_traceback_never_follows_a_link_planted_in_the_temporary_folder(
     assert not written.is_symlink()
     assert written.stat().st_mode & 0o777 == 0o600
     assert "RuntimeError: a bug in the listing" in written.read_text()
+
+
+@pytest.mark.parametrize("command", ["view", "replay"])
+@pytest.mark.parametrize("name", ["deep.json", "deep.yaml"])
+def test_view_and_replay_of_a_file_nested_too_deep_is_one_line(tmp_path: Path, command: str, name: str) -> None:
+    path = tmp_path / name
+    path.write_text("[" * 10_000 + "]" * 10_000)
+    result = invoke(command, str(path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {path} is too deeply nested to be a message list (")
+    assert result.stderr.count("\n") == 1
+
+
+def test_replay_of_a_file_that_is_not_utf8_says_it_cannot_read_it(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_bytes(b"metadata: \xe9\xff\n" * 100)
+    result = invoke("replay", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: Cannot read cassette {path}: 'utf-8' codec can't decode byte 0xe9")
+    assert result.stderr.count("\n") == 1

@@ -13,6 +13,13 @@ class AgentError(Exception):
     exit_code = 1
 
 
+def too_deeply_nested(path: object, give: str = "a JSON array of messages, a dump or a cassette (.yaml)") -> AgentError:
+    """For a RecursionError met reading a person's JSON or YAML file: the parsers recurse once a level."""
+    return AgentError(
+        f"{path} is too deeply nested to be a message list (arrays or objects hundreds of levels deep): give {give}"
+    )
+
+
 class InputError(AgentError):
     """Something a person typed (an option, an argument) is not valid; the message says what to give."""
 
