@@ -428,3 +428,51 @@ def test_replay_of_a_file_that_is_not_utf8_says_it_cannot_read_it(tmp_path: Path
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error: Cannot read cassette {path}: 'utf-8' codec can't decode byte 0xe9")
     assert result.stderr.count("\n") == 1
+
+
+def piped(args: list[str], data: bytes) -> tuple[int, str]:
+    """The real CLI in a new process with `data` on stdin (and a key for a server nobody listens on)."""
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    clean |= {"ANTHROPIC_API_KEY": "sk-ant-fake-not-real", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    done = subprocess.run(
+        [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args],
+        input=data,
+        capture_output=True,
+        env=clean,
+        timeout=60,
+    )
+    return done.returncode, done.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    ("command", "source"), [(["ask", "-"], "the text on standard input"), (["chat"], "the line typed")]
+)
+def test_text_piped_in_that_is_not_utf8_is_refused_before_anything_is_stored(
+    demo_db: Path, command: list[str], source: str
+) -> None:
+    code, stderr = piped([*command, "--db", str(demo_db)], b"caf\xe9 with Priya\n")
+    assert code == 1
+    assert stderr.splitlines()[-1] == (
+        f"Error: {source} is not valid UTF-8 text (byte 0xe9 at character 4): give it as UTF-8 (e.g. `iconv -t utf-8`)"
+    )
+    assert "internal error" not in stderr
+    assert rows(demo_db, "SELECT COUNT(*) FROM conversations") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["ask", "caf\udce9"],
+        ["calendar", "add-person", "zz", "--name", "caf\udce9", "--tz", "UTC", "--hours", "09:00-17:00"],
+    ],
+)
+def test_an_argument_that_is_not_utf8_is_a_usage_error_naming_it(demo_db: Path, args: list[str]) -> None:
+    result = invoke(*args, "--db", str(demo_db))
+    assert result.exit_code == 2
+    assert "not valid UTF-8 text (byte 0xe9 at character 4): give it as UTF-8" in result.stderr
+    assert rows(demo_db, "SELECT COUNT(*) FROM conversations") == [(0,)]
+    assert rows(demo_db, "SELECT COUNT(*) FROM people WHERE key = 'zz'") == [(0,)]
