@@ -295,3 +295,184 @@ def test_ask_json_when_the_api_is_unavailable_still_prints_one_object(demo_db: P
     assert "unavailable" in record["exit_reason"]
     assert record["conversation"] == 1
     assert record["tool_calls"] == []
+
+
+# --- an outside tester's bad input: each a clear line and an exit code, never "internal error" ----------
+
+HUGE = "99999999999999999999999"  # past SQLite's largest INTEGER
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["conversations", "show", HUGE],
+        ["conversations", "delete", HUGE],
+        ["conversations", "repair", HUGE],
+        ["resume", HUGE],
+        ["wait", HUGE],
+        ["approve", HUGE],
+        ["decline", HUGE],
+        ["view", HUGE],
+        ["calendar", "cancel", HUGE],
+        ["ask", "--cid", HUGE, "hi"],
+        ["submit", "--cid", HUGE, "hi"],
+    ],
+)
+def test_an_id_too_large_for_the_database_is_a_usage_error_naming_the_range(demo_db: Path, args: list[str]) -> None:
+    result = invoke(*args, "--db", str(demo_db))
+    assert result.exit_code == 2
+    assert "is not an id: an id is a whole number from 1 to 9223372036854775807" in result.stderr
+    assert "internal error" not in result.stderr
+    assert rows(demo_db, "SELECT COUNT(*) FROM events") == [(28,)]
+
+
+def into_a_closed_pipe(args: list[str]) -> tuple[int, str]:
+    """The real CLI, its stdout a pipe whose reader has already gone (as `| head -1` leaves it once it has its
+    line): the exit code and what it wrote to stderr."""
+    import os
+    import subprocess
+    import sys
+
+    reader, writer = os.pipe()
+    os.close(reader)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=clean,
+            timeout=60,
+        )
+    finally:
+        os.close(writer)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("command", ["calendar show --week 2026-08-24", "conversations list", "lint"])
+def test_a_closed_pipe_ends_the_command_quietly(demo_db: Path, tmp_path: Path, command: str) -> None:
+    messages = tmp_path / "messages.json"
+    messages.write_text('[{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}]')
+    args = command.split() + ([str(messages)] if command == "lint" else ["--db", str(demo_db)])
+    code, stderr = into_a_closed_pipe(args)
+    assert stderr == ""
+    assert code == 1
+
+
+def damage(path: Path, offset: int, size: int = 4096) -> bytes:
+    """Overwrite `size` bytes of the file at `offset` (as a bad disk or a cut copy would); the file's bytes after."""
+    with path.open("r+b") as file:
+        file.seek(offset)
+        file.write(bytes(range(256)) * (size // 256))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("offset", [0, 20480], ids=["not a database", "malformed in the middle"])
+def test_a_damaged_database_is_one_line_that_says_so_and_what_to_do(demo_db: Path, offset: int) -> None:
+    before = damage(demo_db, offset)
+    result = invoke("calendar", "show", "--db", str(demo_db), "--week", "2026-08-24")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert f"Error: the database file {demo_db} is damaged (" in result.stderr
+    assert f"restore a copy you kept, or save what can be read with `sqlite3 {demo_db} .recover" in result.stderr
+    assert "internal error" not in result.stderr
+    assert demo_db.read_bytes() == before
+
+
+def test_a_bugs_traceback_never_follows_a_link_planted_in_the_temporary_folder(
+    demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the listing")
+
+    temporary, victim = tmp_path / "tmp", tmp_path / "victim.txt"
+    temporary.mkdir()
+    victim.write_text("someone else's file\n")
+    (temporary / "last-error.txt").symlink_to(victim)
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "a-file" / "share"))  # the data folder cannot be made
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    monkeypatch.setattr(listing, "summaries", broken)
+    result = invoke("conversations", "list", "--db", str(demo_db))
+    assert result.exit_code == 1
+    assert "internal error (RuntimeError: a bug in the listing)" in result.stderr
+    assert victim.read_text() == "someone else's file\n"
+    found = re.search(r"with the traceback in (\S+) \(", result.stderr)
+    assert found is not None
+    written = Path(found.group(1))
+    assert written.parent == temporary
+    assert not written.is_symlink()
+    assert written.stat().st_mode & 0o777 == 0o600
+    assert "RuntimeError: a bug in the listing" in written.read_text()
+
+
+@pytest.mark.parametrize("command", ["view", "replay"])
+@pytest.mark.parametrize("name", ["deep.json", "deep.yaml"])
+def test_view_and_replay_of_a_file_nested_too_deep_is_one_line(tmp_path: Path, command: str, name: str) -> None:
+    path = tmp_path / name
+    path.write_text("[" * 10_000 + "]" * 10_000)
+    result = invoke(command, str(path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {path} is too deeply nested to be a message list (")
+    assert result.stderr.count("\n") == 1
+
+
+def test_replay_of_a_file_that_is_not_utf8_says_it_cannot_read_it(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_bytes(b"metadata: \xe9\xff\n" * 100)
+    result = invoke("replay", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: Cannot read cassette {path}: 'utf-8' codec can't decode byte 0xe9")
+    assert result.stderr.count("\n") == 1
+
+
+def piped(args: list[str], data: bytes) -> tuple[int, str]:
+    """The real CLI in a new process with `data` on stdin (and a key for a server nobody listens on)."""
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    clean |= {"ANTHROPIC_API_KEY": "sk-ant-fake-not-real", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    done = subprocess.run(
+        [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args],
+        input=data,
+        capture_output=True,
+        env=clean,
+        timeout=60,
+    )
+    return done.returncode, done.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    ("command", "source"), [(["ask", "-"], "the text on standard input"), (["chat"], "the line typed")]
+)
+def test_text_piped_in_that_is_not_utf8_is_refused_before_anything_is_stored(
+    demo_db: Path, command: list[str], source: str
+) -> None:
+    code, stderr = piped([*command, "--db", str(demo_db)], b"caf\xe9 with Priya\n")
+    assert code == 1
+    assert stderr.splitlines()[-1] == (
+        f"Error: {source} is not valid UTF-8 text (byte 0xe9 at character 4): give it as UTF-8 (e.g. `iconv -t utf-8`)"
+    )
+    assert "internal error" not in stderr
+    assert rows(demo_db, "SELECT COUNT(*) FROM conversations") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["ask", "caf\udce9"],
+        ["calendar", "add-person", "zz", "--name", "caf\udce9", "--tz", "UTC", "--hours", "09:00-17:00"],
+    ],
+)
+def test_an_argument_that_is_not_utf8_is_a_usage_error_naming_it(demo_db: Path, args: list[str]) -> None:
+    result = invoke(*args, "--db", str(demo_db))
+    assert result.exit_code == 2
+    assert "not valid UTF-8 text (byte 0xe9 at character 4): give it as UTF-8" in result.stderr
+    assert rows(demo_db, "SELECT COUNT(*) FROM conversations") == [(0,)]
+    assert rows(demo_db, "SELECT COUNT(*) FROM people WHERE key = 'zz'") == [(0,)]

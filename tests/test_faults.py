@@ -371,3 +371,14 @@ def test_help_names_exit_codes_7_and_8() -> None:
     shown = " ".join(invoke("--help").stdout.split())
     assert "7 the model's reply could not be used" in shown
     assert "8 the conversation is being run elsewhere" in shown
+
+
+def test_a_malformed_fault_setting_is_one_plain_line_not_a_bug() -> None:
+    from helpers import run_cli
+
+    done = run_cli(["demo"], fault="after_assistant_stored@x")
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "Error: SCHEDULER_AGENT_FAULT entry 'after_assistant_stored@x' is malformed: give POINT or POINT@N with N >= 1"
+    )
+    assert "internal error" not in done.stderr

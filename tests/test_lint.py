@@ -261,3 +261,19 @@ def test_a_rebuilt_turn_is_caught_in_a_streamed_cassette_too(tmp_path: Path) -> 
         "request 2: messages[1]: warning: the assistant turn is not the provider's own content" in line
         for line in result.lines
     )
+
+
+@pytest.mark.parametrize("name", ["deep.json", "deep.yaml"])
+def test_a_file_nested_too_deep_for_the_parser_is_one_line_through_the_cli(tmp_path: Path, name: str) -> None:
+    from click.testing import CliRunner
+
+    from scheduler_agent.cli import app
+
+    path = tmp_path / name
+    path.write_text("[" * 10_000 + "]" * 10_000)
+    result = CliRunner().invoke(app, ["lint", str(path)])
+    assert result.exit_code == 1
+    assert (
+        result.stderr == f"Error: {path} is too deeply nested to be a message list (arrays or objects hundreds "
+        "of levels deep): give a JSON array of messages, a dump or a cassette (.yaml)\n"
+    )

@@ -17,7 +17,7 @@ from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
 from scheduler_agent.cli.calendar import calendar_session, clock_for, examples, for_people
 from scheduler_agent.cli.core import argument, command
-from scheduler_agent.cli.options import db_option, json_flag, today_option
+from scheduler_agent.cli.options import ID, db_option, json_flag, today_option
 from scheduler_agent.storage.db import Connection, Location
 
 minutes_option = click.option(
@@ -68,7 +68,7 @@ def add_event_command(
 
 
 @command("cancel", epilog=examples("cancel 29"))
-@argument("event_id", help="The event's id, the #N that `calendar show` prints.", metavar="ID", type=int)
+@argument("event_id", help="The event's id, the #N that `calendar show` prints.", metavar="ID", type=ID)
 @db_option
 def cancel_command(event_id: int, db: Location | None) -> None:
     """Cancel (delete) one event, for everyone attending."""

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from scheduler_agent.agent.errors import refuse_not_utf8
 from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, TurnStarted
 from scheduler_agent.agent.session import Session
 from scheduler_agent.cli.line_reader import edit_in_editor, read_multi
@@ -131,6 +132,7 @@ class Chat:
                     return 0
                 if text is None:
                     continue
+            refuse_not_utf8(text, "the line typed")  # before anything of it is stored
             try:
                 self.session.ask(text)
             except KeyboardInterrupt:

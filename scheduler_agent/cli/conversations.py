@@ -17,7 +17,7 @@ import click
 from scheduler_agent.cli.core import argument, command, entries, examples, group
 from scheduler_agent.cli.database import connect, existing
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import db_option, html_option, json_flag
+from scheduler_agent.cli.options import ID, db_option, html_option, json_flag
 from scheduler_agent.storage import listing
 from scheduler_agent.storage.db import Location
 
@@ -41,7 +41,7 @@ conversations_app = group(
         ),
     },
 )
-id_argument = argument("cid", help="The conversation id (see `conversations list`).", metavar="ID", type=int)
+id_argument = argument("cid", help="The conversation id (see `conversations list`).", metavar="ID", type=ID)
 
 
 @command(

@@ -42,6 +42,19 @@ class Command(click.Command):
         kwargs["context_settings"] = {**HELP, **(kwargs.get("context_settings") or {})}
         super().__init__(*args, **kwargs)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Refuse an argument or option that is not UTF-8 text before the command runs (paths are `Path`s,
+        never checked: a file's name may be any bytes)."""
+        from scheduler_agent.agent.errors import utf8_problem
+
+        for param in self.get_params(ctx):
+            given = ctx.params.get(param.name or "")
+            for value in given if isinstance(given, tuple) else (given,):
+                problem = utf8_problem(value) if isinstance(value, str) else None
+                if problem is not None:
+                    raise click.BadParameter(f"not valid UTF-8 text ({problem}): give it as UTF-8", ctx, param)
+        return super().invoke(ctx)
+
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [p.help_record(ctx) for p in self.get_params(ctx) if isinstance(p, HelpArgument)]
         if rows:

@@ -9,7 +9,7 @@ import click
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import command, group
-from scheduler_agent.cli.edge import person_facing
+from scheduler_agent.cli.edge import damaged, is_damaged, person_facing
 from scheduler_agent.cli.options import db_option, default_db_path
 from scheduler_agent.storage.db import Connection, Location, missing, open_db
 from scheduler_agent.storage.dialect import mask
@@ -36,6 +36,8 @@ def connect(db: Location | None) -> Connection:
     except (sqlite3.Error, OSError) as exc:
         from scheduler_agent.calendar.types import CalendarError
 
+        if is_damaged(exc):
+            raise CalendarError(damaged(exc, mask(str(path)))) from None
         raise CalendarError(
             f"cannot open the calendar database {mask(str(path))} ({exc}); give a writable file with --db PATH"
         ) from None

@@ -14,11 +14,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.storage.db import data_dir
+from scheduler_agent.storage.db import data_dir, default_db_path
 from scheduler_agent.storage.files import make_data_folder
 
 DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
@@ -40,13 +41,17 @@ def person_facing() -> Iterator[None]:
         raise  # Click's own ways out: an exit code, a usage error
     except AgentError as exc:
         fail(str(exc), exc.exit_code)
-    except sqlite3.OperationalError as exc:  # e.g. still locked by another process after the busy timeout
-        fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
     except KeyboardInterrupt:
         fail("Interrupted.", 130)
+    except BrokenPipeError:  # the reader of our output went away (`| head -1`): normal, and nothing to say
+        closed_pipe()
     except Exception as exc:
         if is_tool_error(exc):
             fail(str(exc), 1)
+        elif is_damaged(exc):  # wherever it surfaced: opening, reading half a week, writing
+            fail(damaged(exc, command_database()), 1)
+        elif isinstance(exc, sqlite3.OperationalError):  # e.g. still locked by another process after the timeout
+            fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
         elif os.environ.get(DEBUG_VARIABLE) == "1":
             raise
         where = save_traceback(exc)
@@ -57,6 +62,43 @@ def person_facing() -> Iterator[None]:
         )
 
 
+def closed_pipe() -> NoReturn:
+    """Exit quietly, as the Python docs advise on SIGPIPE: stdout is pointed at devnull first, so that the
+    interpreter's flush of what is still buffered at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture): nothing to flush there
+        pass
+    raise click.exceptions.Exit(1)
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """SQLite found the file itself damaged: "database disk image is malformed" (SQLITE_CORRUPT and its
+    extended codes) or "file is not a database" (SQLITE_NOTADB). Never a PostgreSQL error: SQLite alone names them."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    return isinstance(exc, sqlite3.DatabaseError) and name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
+def damaged(exc: BaseException, path: object | None) -> str:
+    """The one line for a damaged database file, with what to do about it."""
+    named = f" {path}" if path is not None else ""
+    file = path if path is not None else "FILE"
+    return (
+        f"the database file{named} is damaged ({exc}): restore a copy you kept, or save what can be read with "
+        f"`sqlite3 {file} .recover | sqlite3 recovered.db` and give that file with --db"
+    )
+
+
+def command_database() -> object | None:
+    """The database file the running command was given (--db), or the default one; None outside a command."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return None
+    given = ctx.params.get("db")
+    return given if given is not None else default_db_path()
+
+
 def is_tool_error(exc: BaseException) -> bool:
     """A `ToolError` (a command that books as the model does), judged without importing the tools' module:
     none can have been raised unless agent/toolbox.py was imported, and the fast commands never import it."""
@@ -65,18 +107,31 @@ def is_tool_error(exc: BaseException) -> bool:
 
 
 def save_traceback(exc: BaseException) -> Path:
-    """Write the traceback to `last-error.txt` in the data folder (0600), or to a temporary file."""
+    """Write the traceback to `last-error.txt` in the data folder (0600, never through a symlink), or else to a
+    new file of the user's own in the temporary folder: a fixed name there could be another user's planted link."""
     import traceback
 
     text = "".join(traceback.format_exception(exc))
-    for folder in (data_dir(), Path(os.environ.get("TMPDIR", "/tmp"))):
+    for where in (_in_data_folder, _new_temporary_file):
         try:
-            make_data_folder(folder)
-            path = folder / "last-error.txt"
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            descriptor, path = where()
             with os.fdopen(descriptor, "w", encoding="utf-8") as out:
                 out.write(text)
             return path
         except OSError:
             continue
     return Path("(nowhere: the data folder and the temporary folder are not writable)")
+
+
+def _in_data_folder() -> tuple[int, Path]:
+    folder = data_dir()
+    make_data_folder(folder)
+    path = folder / "last-error.txt"
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), path
+
+
+def _new_temporary_file() -> tuple[int, Path]:
+    import tempfile
+
+    descriptor, name = tempfile.mkstemp(prefix="scheduler-agent-error-", suffix=".txt")  # O_EXCL, 0600, ours
+    return descriptor, Path(name)

@@ -43,7 +43,10 @@ class LineReader:
 
     def read(self, prompt: str) -> str | None:
         if not self.terminal:
-            line = sys.stdin.readline()
+            try:
+                line = sys.stdin.readline()
+            except UnicodeDecodeError as exc:  # a strict stdin: the chat refuses it as it would a lone surrogate
+                line = exc.object.decode("utf-8", "surrogateescape")
             return line.rstrip("\n") if line else None
         try:
             line = input(prompt)

@@ -19,7 +19,7 @@ from scheduler_agent.cli.calendar import clock_for
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import json_flag
+from scheduler_agent.cli.options import ID, json_flag
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
 from scheduler_agent.cli.run_options import RunOptions, TurnOptions, run_options, turn_options
 from scheduler_agent.storage.db import Connection, Location
@@ -214,6 +214,19 @@ def recording_if(path: Path | None, session: Session, listeners: Listeners) -> I
     click.echo(f"recorded to {path} (replay it with `scheduler-agent replay {path}`)", err=True)
 
 
+def standard_input() -> str:
+    """The request piped in, refused when it is not UTF-8 (whichever way this Python decodes its stdin)."""
+    from scheduler_agent.agent.errors import refuse_not_utf8
+
+    source = "the text on standard input"
+    try:
+        text = sys.stdin.read().strip()
+    except UnicodeDecodeError as exc:  # a strict stdin: the same refusal
+        text = exc.object.decode("utf-8", "surrogateescape")
+    refuse_not_utf8(text, source)
+    return text
+
+
 @command("ask", epilog=ASK_EXAMPLES)
 @argument(
     "text",
@@ -232,7 +245,7 @@ def ask_command(run: RunOptions, turn: TurnOptions, text: str | None, as_json: b
     """One user turn against the API, stored (credentials as the SDK finds them: ANTHROPIC_API_KEY, ...)."""
     from_stdin = text == "-" or (text is None and not sys.stdin.isatty())
     if from_stdin:
-        text = sys.stdin.read().strip()
+        text = standard_input()
         if not text:
             raise click.BadParameter("standard input was empty: pipe the request in, or give it as TEXT")
     elif text is None:
@@ -296,7 +309,7 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
 
 
 @command("resume", epilog=RESUME_EXAMPLES)
-@argument("cid", help="The stored conversation to finish.", metavar="ID", type=int)
+@argument("cid", help="The stored conversation to finish.", metavar="ID", type=ID)
 @run_options
 @person_facing()
 def resume_command(cid: int, run: RunOptions) -> None:

@@ -26,8 +26,11 @@ PATH = click.Path(path_type=Path)
 
 if TYPE_CHECKING:  # generic in the Click these checks run with, and not in every Click 8.2+
     _ParamType = click.ParamType[Location, Any]
+    _IdType = click.ParamType[int, Any]
 else:
-    _ParamType = click.ParamType
+    _ParamType = _IdType = click.ParamType
+
+LARGEST_ID = 2**63 - 1  # SQLite's largest INTEGER: a larger id cannot even be looked up
 
 
 class DbLocation(_ParamType):
@@ -40,6 +43,24 @@ class DbLocation(_ParamType):
             return Path(value)
         return str(value)
 
+
+class StoredId(_IdType):
+    """A stored row's id (a conversation, an event): a whole number from 1 to SQLite's largest INTEGER,
+    so that a mistyped huge id is a usage error here rather than an OverflowError in the query."""
+
+    name = "id"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            number = value if isinstance(value, int) and not isinstance(value, bool) else int(str(value).strip())
+        except ValueError:
+            self.fail(f"{value!r} is not an id: give a whole number from 1 to {LARGEST_ID}", param, ctx)
+        if not 1 <= number <= LARGEST_ID:
+            self.fail(f"{value} is not an id: an id is a whole number from 1 to {LARGEST_ID}", param, ctx)
+        return number
+
+
+ID = StoredId()
 
 db_option = click.option(
     "--db",

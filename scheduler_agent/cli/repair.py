@@ -12,7 +12,7 @@ import click
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import db_option
+from scheduler_agent.cli.options import ID, db_option
 from scheduler_agent.cli.render import examples, visible
 from scheduler_agent.grammar.check import GrammarError, check
 from scheduler_agent.grammar.repair import plan
@@ -23,7 +23,7 @@ from scheduler_agent.storage.db import Location
 @command(
     "repair", epilog=examples("scheduler-agent conversations repair 3", "scheduler-agent conversations repair 3 --yes")
 )
-@argument("cid", help="The conversation id (see `conversations list`).", metavar="ID", type=int)
+@argument("cid", help="The conversation id (see `conversations list`).", metavar="ID", type=ID)
 @db_option
 @click.option("-y", "--yes", is_flag=True, help="Repair without asking.")
 @person_facing()

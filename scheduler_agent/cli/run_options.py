@@ -14,7 +14,7 @@ import click
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS
 from scheduler_agent.api.timeouts import DEFAULT_TIMEOUT_SECONDS
-from scheduler_agent.cli.options import PATH, F, db_option, dump_array_file_option, dump_array_option, today_option
+from scheduler_agent.cli.options import ID, PATH, F, db_option, dump_array_file_option, dump_array_option, today_option
 from scheduler_agent.storage.db import Location
 
 __all__ = ["DEFAULT_MAX_ITERATIONS", "DEFAULT_MODEL", "run_options", "turn_options"]
@@ -41,7 +41,7 @@ max_iterations_option = click.option(
 continue_option = click.option(
     "-c", "--continue", "continue_last", is_flag=True, help="Continue the most recent stored conversation."
 )
-cid_option = click.option("--cid", "cid", type=int, metavar="ID", help="Continue the stored conversation with this id.")
+cid_option = click.option("--cid", "cid", type=ID, metavar="ID", help="Continue the stored conversation with this id.")
 no_store_option = click.option(
     "-n", "--no-store", "no_store", is_flag=True, help="Keep nothing: the conversation is not written to the database."
 )

@@ -17,7 +17,7 @@ from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import PATH, db_option, default_db_path
+from scheduler_agent.cli.options import ID, PATH, db_option, default_db_path
 from scheduler_agent.storage.db import Location
 
 if TYPE_CHECKING:
@@ -77,7 +77,8 @@ def view_command(source: str, output: Path | None, open_page: bool, db: Location
         trace = from_file(path)
         default = Path(f"{path.stem}.html")
     elif source.isdigit():
-        trace = conversation_trace(db, int(source))
+        ctx = click.get_current_context()
+        trace = conversation_trace(db, ID.convert(source, ctx.command.params[0], ctx))
         default = Path(f"conversation-{source}.html")
     else:
         raise AgentError(

@@ -14,7 +14,7 @@ import click
 
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import db_option, today_option
+from scheduler_agent.cli.options import ID, db_option, today_option
 from scheduler_agent.cli.render import entry_lines, visible
 from scheduler_agent.cli.run_options import max_iterations_option, model_option, timeout_option, tool_deadline_option
 from scheduler_agent.storage.db import Location
@@ -37,7 +37,7 @@ def _connect(db: Location | None) -> Any:
     ),
 )
 @argument("text", "What to schedule, in plain words.", "TEXT")
-@click.option("--cid", "cid", type=int, metavar="ID", help="Add the turn to this stored conversation.")
+@click.option("--cid", "cid", type=ID, metavar="ID", help="Add the turn to this stored conversation.")
 @click.option(
     "-y",
     "--yes",
@@ -91,7 +91,7 @@ def _submit(
 
 
 @command("wait", epilog=examples("scheduler-agent wait 3", 'id=$(scheduler-agent submit "..." | tail -1)'))
-@argument("cid", "The conversation id `submit` printed.", "ID", type=int)
+@argument("cid", "The conversation id `submit` printed.", "ID", type=ID)
 @db_option
 def wait_command(cid: int, db: Location | None) -> None:
     """Block until a submitted turn ends and print it as `ask` does; exit as `ask` would (9: waits for approval)."""
@@ -203,7 +203,7 @@ def worker_command(
 
 
 @command("approve", epilog=examples("scheduler-agent approve 3", "scheduler-agent approve 3 --call toolu_01AbC"))
-@argument("cid", "The conversation id `submit` printed.", "ID", type=int)
+@argument("cid", "The conversation id `submit` printed.", "ID", type=ID)
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
 @db_option
 @person_facing()
@@ -216,7 +216,7 @@ def approve_command(cid: int, call: str | None, db: Location | None) -> None:
     "decline",
     epilog=examples('scheduler-agent decline 3 --reason "not on Mondays"', "scheduler-agent decline 3 --call toolu_01"),
 )
-@argument("cid", "The conversation id `submit` printed.", "ID", type=int)
+@argument("cid", "The conversation id `submit` printed.", "ID", type=ID)
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
 @click.option("--reason", "reason", default="", metavar="TEXT", help="Why: the model is told, to propose another.")
 @db_option

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.errors import AgentError, too_deeply_nested
 from scheduler_agent.api import sse
 from scheduler_agent.grammar import check as grammar
 from scheduler_agent.grammar import recorded
@@ -105,8 +105,13 @@ def lint_file(path: Path, *, strict: bool = False) -> LintResult:
 
     `strict`: warnings (what the API accepts) fail too, as SCHEDULER_AGENT_STRICT=1 does before a request.
     """
-    text = _read(path)
-    found = _Found(path, strict)
+    try:
+        return _lint_text(path, _read(path), _Found(path, strict))
+    except RecursionError:  # the parsers and the checks recurse once a level
+        raise too_deeply_nested(path) from None
+
+
+def _lint_text(path: Path, text: str, found: _Found) -> LintResult:
     if path.suffix.lower() in (".yaml", ".yml"):
         return _lint_cassette(path, _load_yaml(path, text), found)
     try:

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from scheduler_agent.agent.errors import CassetteError
+from scheduler_agent.agent.errors import CassetteError, too_deeply_nested
 from scheduler_agent.agent.types import JSON
 
 METADATA_KEY = "scheduler_agent"
@@ -91,8 +91,10 @@ def read_setup(path: Path) -> JSON:
         raise CassetteError(f"No cassette at {path}")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise CassetteError(f"Cannot read cassette {path}: {exc}") from exc
+    except RecursionError:  # PyYAML recurses once a level
+        raise too_deeply_nested(path, "a cassette that scheduler-agent recorded") from None
     setup = (data or {}).get("metadata", {}).get(METADATA_KEY) if isinstance(data, dict) else None
     if not isinstance(setup, dict):
         raise CassetteError(f"{path} is not a scheduler-agent cassette: it has no metadata.{METADATA_KEY} setup")

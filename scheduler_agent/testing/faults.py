@@ -41,6 +41,8 @@ import time
 from collections import Counter
 from functools import cache
 
+from scheduler_agent.agent.errors import InputError
+
 FAULT_VARIABLE = "SCHEDULER_AGENT_FAULT"
 DELAY_VARIABLE = "SCHEDULER_AGENT_FAULT_DELAY"
 DEFAULT_DELAY_SECONDS = 0.5
@@ -48,6 +50,10 @@ PAUSE_AT_VARIABLE = "SCHEDULER_AGENT_TEST_PAUSE_AT"
 PAUSE_VARIABLE = "SCHEDULER_AGENT_TEST_PAUSE"
 
 _reached: Counter[str] = Counter()
+
+
+class FaultSettingError(InputError, ValueError):
+    """A fault-injection variable a person set that cannot be read: one line at the edge, not a bug."""
 
 
 def reach(point: str) -> None:
@@ -63,7 +69,7 @@ def reach_later(point: str) -> None:
         try:
             delay = float(text) if text else DEFAULT_DELAY_SECONDS
         except ValueError:
-            raise ValueError(f"{DELAY_VARIABLE}={text!r} is not a number of seconds: give e.g. 0.5") from None
+            raise FaultSettingError(f"{DELAY_VARIABLE}={text!r} is not a number of seconds: give e.g. 0.5") from None
         timer = threading.Timer(delay, _kill)
         timer.daemon = True
         timer.start()
@@ -87,7 +93,7 @@ def pause(point: str) -> None:
     try:
         seconds = float(text)
     except ValueError:
-        raise ValueError(f"{PAUSE_VARIABLE}={text!r} is not a number of seconds: give e.g. 1 or 0.5") from None
+        raise FaultSettingError(f"{PAUSE_VARIABLE}={text!r} is not a number of seconds: give e.g. 1 or 0.5") from None
     time.sleep(seconds)
 
 
@@ -121,5 +127,5 @@ def _nth(spec: str, text: str) -> int:
     if not text:
         return 1
     if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{FAULT_VARIABLE} entry {spec!r} is malformed: give POINT or POINT@N with N >= 1")
+        raise FaultSettingError(f"{FAULT_VARIABLE} entry {spec!r} is malformed: give POINT or POINT@N with N >= 1")
     return int(text)

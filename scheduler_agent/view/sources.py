@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from scheduler_agent.agent.errors import AgentError
+from scheduler_agent.agent.errors import AgentError, too_deeply_nested
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api import sse
 from scheduler_agent.playback.cassette_file import METADATA_KEY
@@ -120,9 +120,10 @@ def from_file(path: Path) -> Trace:
     """A cassette (.yaml/.yml) or a dump (JSON lines), by its name and content."""
     if not path.is_file():
         raise AgentError(f"No file at {path}: give a conversation id, a cassette (.yaml) or a --dump-array-file")
-    if path.suffix.lower() in (".yaml", ".yml"):
-        return from_cassette(path)
-    return from_dump(path)
+    try:
+        return from_cassette(path) if path.suffix.lower() in (".yaml", ".yml") else from_dump(path)
+    except RecursionError:  # the parsers recurse once a level
+        raise too_deeply_nested(path, "a conversation id, a cassette (.yaml) or a --dump-array-file") from None
 
 
 def _encoded_size(interaction: Any, body: Mapping[str, Any]) -> int:
