@@ -42,6 +42,13 @@ class Command(click.Command):
         kwargs["context_settings"] = {**HELP, **(kwargs.get("context_settings") or {})}
         super().__init__(*args, **kwargs)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command once the files it would write are checked: none may lose a file (cli/options.py)."""
+        from scheduler_agent.cli.options import check_outputs
+
+        check_outputs(ctx)
+        return super().invoke(ctx)
+
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [p.help_record(ctx) for p in self.get_params(ctx) if isinstance(p, HelpArgument)]
         if rows:
