@@ -476,3 +476,199 @@ def test_an_argument_that_is_not_utf8_is_a_usage_error_naming_it(demo_db: Path, 
     assert "not valid UTF-8 text (byte 0xe9 at character 4): give it as UTF-8" in result.stderr
     assert rows(demo_db, "SELECT COUNT(*) FROM conversations") == [(0,)]
     assert rows(demo_db, "SELECT COUNT(*) FROM people WHERE key = 'zz'") == [(0,)]
+
+
+# --- an outside tester's report: what a person names as an output, or a mistyped --db, loses nothing -----
+
+CASSETTE = Path(__file__).parents[1] / "cassettes" / "no_mornings.yaml"
+
+
+def error_lines(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [line for line in result.stderr.splitlines() if line.strip()]
+
+
+def events_in(path: Path) -> int:
+    return int(rows(path, "SELECT count(*) FROM events")[0][0])
+
+
+@pytest.mark.parametrize("link", ["itself", "symlink", "hard link"])
+def test_view_refuses_to_write_its_page_over_the_cassette_it_reads(tmp_path: Path, link: str) -> None:
+    source = tmp_path / "n.yaml"
+    source.write_bytes(CASSETTE.read_bytes())
+    output = tmp_path / "out.yaml"
+    if link == "itself":
+        output = source
+    elif link == "symlink":
+        output.symlink_to(source)
+    else:
+        output.hardlink_to(source)
+    result = invoke("view", str(source), "-o", str(output), "--db", str(tmp_path / "none.db"))
+    assert result.exit_code == 1, result.output
+    assert error_lines(result) == [
+        f"Error: -o {output} is the input SOURCE ({source}): writing it would lose it; give another file"
+    ]
+    assert source.read_bytes() == CASSETTE.read_bytes()
+    assert not (tmp_path / "none.db").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["view", str(CASSETTE), "-o", "{db}"],
+        ["calendar", "export", "--out", "{db}"],
+        ["conversations", "show", "1", "--html", "{db}"],
+        ["ask", "hi", "--record", "{db}"],
+        ["ask", "hi", "--dump-array-file", "{db}"],
+    ],
+)
+def test_an_output_that_is_the_database_in_use_is_refused_and_the_calendar_kept(
+    demo_db: Path, api: Serve, args: list[str]
+) -> None:
+    api([Reply([text("ok")])])
+    before = demo_db.read_bytes()
+    events = events_in(demo_db)
+    result = invoke(*(arg.format(db=demo_db) for arg in args), "--db", str(demo_db))
+    assert result.exit_code == 1, result.output
+    [line] = error_lines(result)
+    assert f"{demo_db} is the database in use" in line or f"{demo_db} is an SQLite database" in line
+    assert demo_db.read_bytes() == before
+    assert events_in(demo_db) == events
+    assert rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["view", str(CASSETTE), "--db", "{db}", "-o"],
+        ["calendar", "export", "--db", "{db}", "--out"],
+        ["demo", "--html"],
+        ["demo", "--dump-array-file"],
+    ],
+)
+def test_an_output_that_is_another_sqlite_database_is_refused(demo_db: Path, tmp_path: Path, option: list[str]) -> None:
+    other = tmp_path / "other.db"
+    other.write_bytes(demo_db.read_bytes())
+    result = invoke(*(arg.format(db=demo_db) for arg in option), str(other))
+    assert result.exit_code == 1, result.output
+    assert error_lines(result) == [
+        f"Error: {option[-1]} {other} is an SQLite database: writing it would lose it; give another file"
+    ]
+    assert other.read_bytes() == demo_db.read_bytes()
+
+
+def test_an_ordinary_existing_file_is_still_overwritten(demo_db: Path, tmp_path: Path) -> None:
+    page, ics = tmp_path / "old.html", tmp_path / "old.ics"
+    page.write_text("old")
+    ics.write_text("old")
+    assert invoke("view", str(CASSETTE), "-o", str(page), "--db", str(demo_db)).exit_code == 0
+    assert invoke("calendar", "export", "--out", str(ics), "--db", str(demo_db)).exit_code == 0
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    assert ics.read_text().startswith("BEGIN:VCALENDAR")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["demo", "--dump-array-file", "{dir}"],
+        ["demo", "--html", "{dir}"],
+        ["view", str(CASSETTE), "-o", "{dir}"],
+        ["calendar", "export", "--out", "{dir}", "--db", "{db}"],
+        ["ask", "hi", "--dump-array-file", "{dir}", "--db", "{db}"],
+        ["ask", "hi", "--record", "{dir}", "--db", "{db}"],
+    ],
+)
+def test_a_folder_given_as_an_output_file_is_a_usage_error_before_anything_runs(
+    demo_db: Path, tmp_path: Path, api: Serve, args: list[str]
+) -> None:
+    server = api([Reply([text("ok")])])
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    result = invoke(*(arg.format(dir=folder, db=demo_db) for arg in args))
+    assert result.exit_code == 2, result.output
+    [line] = error_lines(result)
+    assert line.startswith("Error: Invalid value for -") and f"{folder} is a folder: give a file to write" in line
+    assert result.stdout == ""
+    assert server.received == []
+    assert rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]
+    assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["view", str(CASSETTE), "--db", "{db}", "-o"],
+        ["demo", "--html"],
+        ["calendar", "export", "--db", "{db}", "--out"],
+    ],
+)
+def test_an_output_in_a_missing_folder_is_refused_and_no_folder_is_made(
+    demo_db: Path, tmp_path: Path, args: list[str]
+) -> None:
+    missing = tmp_path / "no" / "such"
+    result = invoke(*(arg.format(db=demo_db) for arg in args), str(missing / "o.html"))
+    assert result.exit_code == 1, result.output
+    [line] = error_lines(result)
+    assert f"the folder {missing} does not exist" in line
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["calendar", "cancel", "1"],
+        ["calendar", "export"],
+        ["calendar", "feeds"],
+        ["calendar", "backends"],
+        ["calendar", "prefs", "list"],
+        ["calendar", "prefs", "remove", "1"],
+        ["calendar", "remove-person", "priya"],
+        ["calendar", "edit-person", "priya", "--name", "P"],
+        ["calendar", "add-event", "--with", "priya", "--start", "2026-08-31T10:00"],
+        ["calendar", "subscribe", "https://example.com/a.ics", "--person", "you"],
+        ["calendar", "connect", "--list"],
+        ["conversations", "delete", "1"],
+        ["conversations", "repair", "1"],
+        ["wait", "1"],
+        ["approve", "1"],
+        ["decline", "1"],
+        ["submit", "hi"],
+    ],
+)
+def test_a_mistyped_db_is_refused_and_not_created_by_a_command_that_needs_a_calendar(
+    tmp_path: Path, args: list[str]
+) -> None:
+    typo = tmp_path / "typo.db"
+    result = invoke(*args, "--db", str(typo))
+    assert result.exit_code == 1, result.output
+    [line] = error_lines(result)
+    assert line.startswith(f"Error: no database at {typo}: check the --db path"), line
+    assert list(tmp_path.glob("typo*")) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["calendar", "seed-demo"],
+        ["calendar", "set-owner", "--name", "Jordan", "--tz", "UTC", "--hours", "09:00-17:00"],
+        ["calendar", "add-person", "priya", "--name", "Priya", "--tz", "UTC", "--hours", "09:00-17:00"],
+        ["calendar", "prefs", "add", "No meetings before 10am"],
+    ],
+)
+def test_the_commands_that_start_a_calendar_still_create_the_file(tmp_path: Path, args: list[str]) -> None:
+    new = tmp_path / "new.db"
+    result = invoke(*args, "--db", str(new))
+    assert result.exit_code == 0, result.output
+    assert new.is_file()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--from", "0001-01-01T00:00"), ("--from", "9999-12-31T00:00"), ("--to", "9999-12-31T00:00")],
+)
+def test_show_json_refuses_a_from_or_to_at_the_ends_of_the_calendar(demo_db: Path, option: str, value: str) -> None:
+    start = [] if option == "--from" else ["--from", "2026-08-31T00:00"]
+    result = invoke("calendar", "show", "--json", *start, option, value, "--db", str(demo_db))
+    assert result.exit_code == 1, result.output
+    assert error_lines(result) == [
+        f"Error: {option} {value!r} is too near the end of the calendar: give a date in the years 2 to 9998"
+    ]

@@ -17,7 +17,7 @@ from scheduler_agent.calendar import caldav_connect as cc
 from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import examples
 from scheduler_agent.cli.core import argument, command
-from scheduler_agent.cli.database import connect
+from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option, default_db_path
 from scheduler_agent.storage.db import Connection, Location
@@ -55,7 +55,7 @@ def connect_command(
     from scheduler_agent.calendar.caldav_read import CalDAVReader
 
     with person_facing():
-        conn = connect(db)
+        conn = existing(db)
         try:
             stored = cc.load_connection(conn)
             if kind is None and url is None:
@@ -145,7 +145,7 @@ def _source_text(source: str) -> str:
 def backends_command(db: Location | None) -> None:
     """Show the calendars the agent uses, and check that each server answers."""
     with person_facing():
-        conn = connect(db)
+        conn = existing(db)
         try:
             events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
             click.echo(f"local   SQLite calendar {mask(str(db or default_db_path()))}: {events} event(s)")

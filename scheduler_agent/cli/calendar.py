@@ -14,10 +14,9 @@ from contextlib import contextmanager
 
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.people import get_owner
-from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.core import group
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.storage.db import Connection, Location, missing
+from scheduler_agent.storage.db import Connection, Location
 
 
 def examples(*commands: str) -> str:
@@ -55,18 +54,14 @@ def clock_for(conn: Connection, today: str | None) -> Clock:
 
 
 @contextmanager
-def _calendar(db: Location | None, read_only: bool = False) -> Iterator[Connection]:
-    """The open calendar for one command, with person-facing errors; `read_only`: a --db file that does not
-    exist is refused, never created empty."""
-    from scheduler_agent.cli.database import connect  # a command module: not for `calendar --help`
+def _calendar(db: Location | None, creates: bool = False) -> Iterator[Connection]:
+    """The open calendar for one command, with person-facing errors. A --db file that does not exist is refused
+    (never created) unless the command `creates` a calendar: seed-demo, set-owner, add-person, import, prefs add.
+    A command that acts on what a calendar holds would only fail on a new one, and leave the file behind."""
+    from scheduler_agent.cli.database import connect, existing  # a command module: not for `calendar --help`
 
     with person_facing():
-        if read_only and missing(db):
-            raise CalendarError(
-                f"no database at {db}: check the --db path (or SCHEDULER_AGENT_DB); "
-                "`scheduler-agent calendar seed-demo --db PATH` makes a new one"
-            )
-        conn = connect(db)
+        conn = connect(db) if creates else existing(db)
         try:
             yield conn
         finally:

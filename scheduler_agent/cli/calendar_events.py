@@ -109,7 +109,7 @@ def show_command(
     today: str | None,
 ) -> None:
     """Show a week's events (yours, and the person's) and the free windows you share."""
-    with calendar_session(db, read_only=True) as conn:
+    with calendar_session(db) as conn:
         owner = get_owner(conn)
         tools = CalendarTools(conn, clock_for(conn, today))
         other = tools.resolve_person(person, field="--person", for_person=True) if person is not None else None

@@ -12,7 +12,7 @@ import click
 from scheduler_agent.calendar.types import OWNER_KEY
 from scheduler_agent.cli.calendar import calendar_session, examples
 from scheduler_agent.cli.core import argument, command
-from scheduler_agent.cli.options import PATH, db_option
+from scheduler_agent.cli.options import OUTPUT, PATH, db_option
 from scheduler_agent.storage.db import Location
 
 
@@ -30,7 +30,7 @@ def import_command(file: Path, person: str, strict: bool, db: Location | None) -
     """Import an .ics file as busy time for one person; an event that cannot be read is skipped and named.
 
     One transaction: what is imported is complete. Importing it again never doubles and picks up edits."""
-    with calendar_session(db) as conn:
+    with calendar_session(db, creates=True) as conn:
         from scheduler_agent.calendar import ics  # icalendar costs ~50 ms: only these commands load it
 
         click.echo(ics.import_file(conn, file, person, strict=strict))
@@ -38,7 +38,7 @@ def import_command(file: Path, person: str, strict: bool, db: Location | None) -
 
 @command("export", epilog=examples("export > all.ics", "export --person priya --out priya.ics"))
 @click.option("--person", metavar="PERSON", help="Only this person's events: a key or name; 'you' is the owner.")
-@click.option("--out", metavar="PATH", type=PATH, help="Write the .ics file here.  [default: standard output]")
+@click.option("--out", metavar="PATH", type=OUTPUT, help="Write the .ics file here.  [default: standard output]")
 @db_option
 def export_command(person: str | None, out: Path | None, db: Location | None) -> None:
     """Export the events as an iCalendar (.ics) file, RFC 5545, that other calendars can import."""

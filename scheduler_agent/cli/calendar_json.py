@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from scheduler_agent.calendar.clock import out_of_calendar, within_calendar
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.slots import monday_of, week_span
 from scheduler_agent.calendar.tools import CalendarTools
@@ -18,6 +19,8 @@ def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise CalendarError(f"{field} {text!r} is not a date and time: give YYYY-MM-DDTHH:MM") from None
+    if not within_calendar(moment.date()):  # as --week and --today: the window's bounds would overflow
+        raise CalendarError(f"{field} {out_of_calendar(text)}")
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
 
 

@@ -30,7 +30,7 @@ from scheduler_agent.storage.db import Connection, Location, transaction
 @db_option
 def seed_demo_command(db: Location | None) -> None:
     """Put the demo calendar in (Jordan Lee and colleagues); running it again changes nothing."""
-    with calendar_session(db) as conn:
+    with calendar_session(db, creates=True) as conn:
         added = seed_demo(conn)
         owner = get_owner(conn)
         click.echo(
@@ -44,7 +44,7 @@ def seed_demo_command(db: Location | None) -> None:
 @json_flag(help="A JSON array: key, name, tz, hours, owner.")
 def people_command(db: Location | None, as_json: bool) -> None:
     """List the owner and the people the agent can book with."""
-    with calendar_session(db, read_only=True) as conn:
+    with calendar_session(db) as conn:
         people = [get_owner(conn), *list_people(conn)]
         if as_json:
             rows = [{"key": p.key, "name": p.name, "tz": p.tz, "hours": p.hours, "owner": p.is_owner} for p in people]
@@ -67,7 +67,7 @@ def people_command(db: Location | None, as_json: bool) -> None:
 @db_option
 def set_owner_command(person: PersonChanges, db: Location | None) -> None:
     """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
-    with calendar_session(db) as conn:
+    with calendar_session(db, creates=True) as conn:
         exists = conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is not None
         if not exists:
             if person.name is None or person.tz is None:
@@ -102,7 +102,7 @@ def add_person_command(
     key: str, name: str, tz: str, hours: str, email: str | None, caldav: str | None, db: Location | None
 ) -> None:
     """Add someone the owner meets."""
-    with calendar_session(db) as conn:
+    with calendar_session(db, creates=True) as conn:
         with transaction(conn):  # the person and their e-mail/CalDAV calendar, or neither
             person = add_person(conn, key, name, tz, *parse_hours(hours))
             contact = save_contact(conn, person.key, email, caldav)

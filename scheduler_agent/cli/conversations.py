@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from scheduler_agent.cli.core import argument, command, entries, examples, group
-from scheduler_agent.cli.database import connect, existing
+from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, db_option, html_option, json_flag
 from scheduler_agent.storage import listing
@@ -134,7 +134,7 @@ def delete_command(cid: int, db: Location | None) -> None:
     """Delete a stored conversation (the calendar's events stay)."""
     from scheduler_agent.storage import conversations
 
-    conversations.delete(connect(db), cid)
+    conversations.delete(existing(db), cid)
     click.echo(f"Deleted conversation {cid}.")
 
 

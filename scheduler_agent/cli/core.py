@@ -43,9 +43,10 @@ class Command(click.Command):
         super().__init__(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Refuse an argument or option that is not UTF-8 text before the command runs (paths are `Path`s,
-        never checked: a file's name may be any bytes)."""
+        """Run the command once its text is known to be UTF-8 (paths are `Path`s, never checked: a file's name may
+        be any bytes) and the files it would write are checked: none may lose a file (cli/options.py)."""
         from scheduler_agent.agent.errors import utf8_problem
+        from scheduler_agent.cli.options import check_outputs
 
         for param in self.get_params(ctx):
             given = ctx.params.get(param.name or "")
@@ -53,6 +54,7 @@ class Command(click.Command):
                 problem = utf8_problem(value) if isinstance(value, str) else None
                 if problem is not None:
                     raise click.BadParameter(f"not valid UTF-8 text ({problem}): give it as UTF-8", ctx, param)
+        check_outputs(ctx)
         return super().invoke(ctx)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -1,5 +1,6 @@
 """`scheduler-agent db ...`: where the database is; and opening it, for any command (`existing`: for one
-that only reads it). Light on purpose: `conversations list` opens the database with nothing of the calendar's."""
+that can only act on a calendar already there).
+Light on purpose: `conversations list` opens the database with nothing of the calendar's."""
 
 from __future__ import annotations
 
@@ -44,8 +45,10 @@ def connect(db: Location | None) -> Connection:
 
 
 def existing(db: Location | None) -> Connection:
-    """The database for a command that only reads it: a file given with --db that does not exist is refused
-    (never created empty); the default file is opened, created if need be, as for any command."""
+    """The database for a command that can only act on a calendar already there (it reads it, or changes what
+    it holds): a file given with --db that does not exist is refused, and nothing is created, so a mistyped
+    --db is caught each time; the default file is opened, created if need be, as for any command. `connect` is
+    for the commands that start a calendar (seed-demo, set-owner, add-person, import, prefs add, ask, chat)."""
     if missing(db):
         raise AgentError(
             f"no database at {mask(str(db))}: check the --db path (or SCHEDULER_AGENT_DB); "

@@ -9,7 +9,8 @@ and `conversations list` start without importing what those options' defaults co
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -18,7 +19,7 @@ import click
 from scheduler_agent.storage.db import Location, default_db_path
 from scheduler_agent.storage.dialect import is_url
 
-__all__ = ["default_db_path"]
+__all__ = ["OUTPUT", "SOURCE", "check_outputs", "default_db_path", "refuse_overwriting"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 PATH = click.Path(path_type=Path)
@@ -62,6 +63,107 @@ class StoredId(_IdType):
 
 ID = StoredId()
 
+
+class OutputFile(click.Path):
+    """A file the command writes, named by the person (`--html`, `--out`, `-o`, `--dump-array-file`,
+    `--record`). Checked by `check_outputs` before the command runs, against the command's other files."""
+
+    name = "output"
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path)
+
+
+class SourceName(click.types.StringParamType):
+    """An argument that may name a file the command reads (`view SOURCE`: a file, or a conversation id)."""
+
+    name = "source"
+
+
+OUTPUT = OutputFile()
+SOURCE = SourceName()
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _is_sqlite(path: Path) -> bool:
+    if not path.is_file():  # a pipe or /dev/null is written to as it is, never read here
+        return False
+    try:
+        with path.open("rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False  # unreadable: writing it says why, if it fails
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one file: the same inode (hard and symbolic links included) when both exist;
+    the same resolved path when neither does yet (a database a command is about to create)."""
+    if one.exists() and other.exists():
+        try:
+            return os.path.samefile(one, other)
+        except OSError:
+            return False
+    return not one.exists() and not other.exists() and one.resolve() == other.resolve()
+
+
+def _refused(message: str) -> click.ClickException:
+    from scheduler_agent.cli.terminal import visible  # a path may hold control characters
+
+    return click.ClickException(visible(message))
+
+
+def refuse_overwriting(output: Path, what: str, others: dict[str, Path]) -> None:
+    """Refuse, before anything runs, an output file that would lose something: one that is a folder (a usage
+    error, exit 2), whose folder does not exist (no folder is made for a path you give), that is an SQLite
+    database, or that is the same file as one of `others` (what names each: the input, the database, ...).
+    An ordinary existing file may be overwritten."""
+    if output.is_dir():
+        raise click.BadParameter(f"{output} is a folder: give a file to write, e.g. {output / 'out'}", param_hint=what)
+    folder = output.parent
+    if not folder.is_dir():
+        raise _refused(
+            f"{what} {output}: the folder {folder} does not exist. scheduler-agent makes no folders for a path "
+            "you give: create it first, or give a path in a folder that exists"
+        )
+    for name, other in others.items():
+        if _same_file(output, other):
+            raise _refused(f"{what} {output} is {name} ({other}): writing it would lose it; give another file")
+    if _is_sqlite(output):
+        raise _refused(f"{what} {output} is an SQLite database: writing it would lose it; give another file")
+
+
+def _named(param: click.Parameter) -> str:
+    """`--html`, `-o`, `SOURCE`: the parameter as a person typed it (an option's shortest name)."""
+    return min(param.opts, key=len) if isinstance(param, click.Option) else param.human_readable_name
+
+
+def _files(ctx: click.Context) -> Iterator[tuple[click.Parameter, str, Path]]:
+    """Each file the command's parameters name, with what it is: an output, the database, or an input."""
+    for param in ctx.command.get_params(ctx):
+        value = ctx.params.get(param.name or "")
+        hint = _named(param)
+        if isinstance(param.type, DbLocation):
+            db = value if value is not None else default_db_path()
+            if isinstance(db, Path):
+                yield param, "the database in use", db
+        elif value is None:
+            continue
+        elif isinstance(param.type, OutputFile):
+            yield param, f"the file of {hint}", Path(value)  # two outputs in one file: one would be lost
+        elif isinstance(param.type, click.Path | SourceName) and Path(value).is_file():
+            yield param, f"the input {hint}", Path(value)
+
+
+def check_outputs(ctx: click.Context) -> None:
+    """Every output file of the command, refused (see `refuse_overwriting`) before the command runs: called
+    by cli/core.py's Command for each command, so no option that writes a file can skip it."""
+    files = list(_files(ctx))
+    for param, _, output in files:
+        if isinstance(param.type, OutputFile):
+            others = {name: path for other, name, path in files if other is not param}
+            refuse_overwriting(output, _named(param), others)
+
+
 db_option = click.option(
     "--db",
     "db",
@@ -87,14 +189,14 @@ dump_array_option = click.option(
 dump_array_file_option = click.option(
     "--dump-array-file",
     "dump_array_file",
-    type=PATH,
+    type=OUTPUT,
     metavar="PATH",
     help="Append one JSON object per iteration: {iteration, messages, request (the whole body)}.",
 )
 html_option = click.option(
     "--html",
     "html",
-    type=PATH,
+    type=OUTPUT,
     metavar="FILE",
     help="Also write the trace viewer's page (one self-contained HTML file) to FILE.",
 )

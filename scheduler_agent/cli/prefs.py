@@ -55,7 +55,7 @@ def prefs_add_command(
         "max_per_day": None if max_per_day is None else str(max_per_day),
     }
     given = {rule: value for rule, value in rules.items() if value is not None}
-    with calendar_session(db) as conn:
+    with calendar_session(db, creates=True) as conn:
         if len(given) > 1:
             raise CalendarError("give one rule per `prefs add` (e.g. --not-before 10:00), then add the next")
         rule, value = next(iter(given.items()), ("", ""))

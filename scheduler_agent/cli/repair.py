@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from scheduler_agent.cli.core import argument, command
-from scheduler_agent.cli.database import connect
+from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, db_option
 from scheduler_agent.cli.render import examples, visible
@@ -29,7 +29,7 @@ from scheduler_agent.storage.db import Location
 @person_facing()
 def repair_command(cid: int, db: Location | None, yes: bool) -> None:
     """Show what makes a stored list invalid and, once confirmed, make the smallest change that mends it."""
-    conn = connect(db)
+    conn = existing(db)
     _, messages = conversations.load(conn, cid)
     violations = check(messages, mode="conversation")
     if not violations:

@@ -14,7 +14,15 @@ import click
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS
 from scheduler_agent.api.timeouts import DEFAULT_TIMEOUT_SECONDS
-from scheduler_agent.cli.options import ID, PATH, F, db_option, dump_array_file_option, dump_array_option, today_option
+from scheduler_agent.cli.options import (
+    ID,
+    OUTPUT,
+    F,
+    db_option,
+    dump_array_file_option,
+    dump_array_option,
+    today_option,
+)
 from scheduler_agent.storage.db import Location
 
 __all__ = ["DEFAULT_MAX_ITERATIONS", "DEFAULT_MODEL", "run_options", "turn_options"]
@@ -65,7 +73,7 @@ tool_deadline_option = click.option(
 record_option = click.option(
     "--record",
     "record",
-    type=PATH,
+    type=OUTPUT,
     metavar="PATH",
     help="Record this session as a cassette (calendar, pinned clock, inputs, API traffic; no secrets) that "
     "`scheduler-agent replay PATH` replays offline.",

@@ -17,7 +17,7 @@ from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import ID, PATH, db_option, default_db_path
+from scheduler_agent.cli.options import ID, OUTPUT, SOURCE, db_option, default_db_path, refuse_overwriting
 from scheduler_agent.storage.db import Location
 
 if TYPE_CHECKING:
@@ -25,12 +25,12 @@ if TYPE_CHECKING:
 
 
 def write_page(trace: Trace, path: Path) -> Path:
-    """Write the page for `trace` to `path`, readable by its owner only (it holds a conversation)."""
+    """Write the page for `trace` to `path`, readable by its owner only (it holds a conversation). Its folder
+    is never made: the options that name it are checked first (cli/options.py, `refuse_overwriting`)."""
     from scheduler_agent.view.page import build_page
 
     page = build_page(trace).encode()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as file:
             file.write(page)
@@ -61,9 +61,14 @@ def conversation_trace(db: Location | None, cid: int) -> Trace:
     "view",
     epilog=examples("scheduler-agent view 3 -o trace.html", "scheduler-agent view cassettes/no_mornings.yaml --open"),
 )
-@argument("source", help="A stored conversation's id, a cassette (.yaml) or a --dump-array-file.", metavar="SOURCE")
+@argument(
+    "source",
+    help="A stored conversation's id, a cassette (.yaml) or a --dump-array-file.",
+    metavar="SOURCE",
+    type=SOURCE,
+)
 @click.option(
-    "-o", "--output", type=PATH, metavar="FILE", help="The HTML file to write (default: SOURCE's name + .html, here)."
+    "-o", "--output", type=OUTPUT, metavar="FILE", help="The HTML file to write (default: SOURCE's name + .html, here)."
 )
 @click.option("--open", "open_page", is_flag=True, help="Open the page in the web browser once written.")
 @db_option
@@ -85,6 +90,10 @@ def view_command(source: str, output: Path | None, open_page: bool, db: Location
             f"No file {source} and not a conversation id: give an id (`scheduler-agent conversations list`), "
             "a cassette (.yaml) or a --dump-array-file"
         )
+    if output is None:  # the default name, checked as -o is: `view x.html` of a dump named x.html keeps it
+        database = db if db is not None else default_db_path()
+        others = {"the input SOURCE": path} | ({"the database in use": database} if isinstance(database, Path) else {})
+        refuse_overwriting(default, "-o", others)
     written = write_page(trace, output or default)
     click.echo(str(written))
     if open_page and not webbrowser.open(written.resolve().as_uri()):

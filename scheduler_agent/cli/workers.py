@@ -22,10 +22,12 @@ from scheduler_agent.storage.db import Location
 NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
 
 
-def _connect(db: Location | None) -> Any:
-    from scheduler_agent.cli.database import connect
+def _connect(db: Location | None, creates: bool = False) -> Any:
+    """A SQLite file or a PostgreSQL URL (`--db`, SCHEDULER_AGENT_DB). A --db file that does not exist is refused
+    (submit, wait, approve, decline act on a calendar and conversations already there), unless `creates`."""
+    from scheduler_agent.cli.database import connect, existing
 
-    return connect(db)  # a SQLite file or a PostgreSQL URL (`--db`, SCHEDULER_AGENT_DB)
+    return connect(db) if creates else existing(db)
 
 
 @command(
@@ -174,7 +176,7 @@ def worker_command(
     from scheduler_agent.cli.live import has_credentials
     from scheduler_agent.workers.worker import Worker, WorkerConfig
 
-    _connect(db).close()  # the database opens (and is migrated) before any slot starts
+    _connect(db, creates=True).close()  # the database opens (and is migrated) before any slot starts
     if not has_credentials(make_client()):
         raise ModelRequestFailed(NO_CREDENTIALS)
     request_timeout = timeout
@@ -193,7 +195,7 @@ def worker_command(
     def send() -> Any:
         return ModelAPI(make_client(), timeout=request_timeout).send
 
-    worker = Worker(config, lambda: _connect(db), send, say, wake)
+    worker = Worker(config, lambda: _connect(db, creates=True), send, say, wake)
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda *_: worker.stop())
     say(f"worker: process {worker.slots[0].holder.pid}, {concurrency} at once, lease {lease_seconds:g} s")
