@@ -354,8 +354,13 @@ def test_occurrences_keep_the_wall_clock_length_and_overlap_the_range_edges() ->
         ("FREQ=SOMETIMES", "FREQ=SOMETIMES"),
         ("FREQ=MINUTELY", "repeats every minute"),
         ("FREQ=DAILY;COUNT=2;UNTIL=20261231T000000Z", "both COUNT and UNTIL"),
+        ("FREQ=DAILY;INTERVAL=0", "INTERVAL=0: RFC 5545 says it is a positive whole number"),  # looped for ever
+        ("FREQ=DAILY;COUNT=-1", "COUNT=-1: RFC 5545 says it is a positive whole number"),
+        ("FREQ=HOURLY;BYHOUR=24", "BYHOUR=24: RFC 5545 allows 0..23 only"),
+        ("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=31", "gives no date at all"),  # walked to 9999
     ],
 )
+@pytest.mark.timeout(10)
 def test_a_rule_dateutil_cannot_expand_is_refused(empty_conn: sqlite3.Connection, rule: str, expected: str) -> None:
     set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match=expected):

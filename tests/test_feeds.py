@@ -177,3 +177,16 @@ def test_a_login_page_instead_of_a_calendar_keeps_the_last_copy(demo_db: Path, s
     _, listed, _ = invoke("feeds", "--db", str(demo_db))
     assert "  1 event  " in listed  # the series, still there
     assert "failed: not a readable" in listed
+
+
+@pytest.mark.timeout(10)
+def test_a_feed_event_whose_rule_never_ends_its_walk_is_skipped(demo_db: Path, server: tuple[str, Feed]) -> None:
+    """INTERVAL=0 made dateutil loop for ever while the refresh held the write lock; now it is one skipped event."""
+    url, state = server
+    endless = "UID:e@t\nSUMMARY:Endless\nDTSTART:20261006T090000Z\nDURATION:PT1H\nRRULE:FREQ=DAILY;INTERVAL=0"
+    state.body = ics(LUNCH, endless)
+    code, _, err = invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))
+    assert code == 0, err
+    _, listed, _ = invoke("feeds", "--db", str(demo_db))
+    assert "ok: 1 event (1 new, 0 updated, 0 removed, 1 skipped)" in listed
+    assert busy(demo_db, "priya", "2026-10-05", "2026-10-08") == [("Lunch", "Tue 2026-10-06 13:00", "14:00")]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_ics import busy, event_count
+from test_ics import busy, event_count, ics
 
 from scheduler_agent.calendar import series
 from scheduler_agent.cli.calendar import calendar_app
@@ -76,3 +76,76 @@ def test_reimport_picks_up_a_changed_sequence(demo_db: Path, tmp_path: Path) -> 
     assert ": 0 new, 1 updated, 1 already there." in result.stdout
     assert event_count(demo_db) == count
     assert busy(demo_db, "priya", "2026-10-06", "2026-10-07") == [("Fine, moved", "Tue 2026-10-06 16:00", "17:00")]
+
+
+GOOD = "UID:good@t\nSUMMARY:Fine\nDTSTART:20261006T130000Z\nDURATION:PT1H"
+AT_NINE = "DTSTART:20261006T090000Z\nDTEND:20261006T100000Z\n"
+# Values that hung the import (dateutil loops for ever on INTERVAL=0) or ended it with an internal error.
+OUT_OF_BOUNDS = [
+    (AT_NINE + "RRULE:FREQ=DAILY;INTERVAL=0", "INTERVAL=0: RFC 5545 says it is a positive whole number"),
+    (AT_NINE + "RRULE:FREQ=DAILY;INTERVAL=-1", "INTERVAL=-1: RFC 5545 says it is a positive whole number"),
+    (AT_NINE + "RRULE:FREQ=DAILY;COUNT=-1", "COUNT=-1: RFC 5545 says it is a positive whole number"),
+    (AT_NINE + "RRULE:FREQ=DAILY;COUNT=0", "COUNT=0: RFC 5545 says it is a positive whole number"),
+    (AT_NINE + "RRULE:FREQ=MONTHLY;BYMONTHDAY=40", "BYMONTHDAY=40: RFC 5545 allows 1..31 or -31..-1 only"),
+    (AT_NINE + "RRULE:FREQ=YEARLY;BYMONTH=13", "BYMONTH=13: RFC 5545 allows 1..12 only"),
+    (AT_NINE + "RRULE:FREQ=MONTHLY;BYDAY=9MO", "BYDAY=9MO: give a day"),
+    (AT_NINE + "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", "gives no date at all"),
+    ("DTSTART:20261006T090000Z\nDURATION:P99999999W", "DURATION 'P99999999W' ends it outside the years 1000 to 9998"),
+    ("DTSTART;VALUE=DATE:99991231", "DTSTART '99991231' is outside the years 1000 to 9998"),
+    ("DTSTART;TZID=Europe/Berlin:00010101T000000\nDURATION:PT1H", "DTSTART '00010101T000000' is outside the years"),
+    ("DTSTART:00010101T000000Z\nDURATION:PT1H\nRRULE:FREQ=DAILY", "DTSTART '00010101T000000Z' is outside the years"),
+    (AT_NINE + "RDATE;VALUE=PERIOD:20261007T090000Z/P99999999W", "the period RDATE"),
+    (AT_NINE + "RRULE:FREQ=DAILY;COUNT=3\nEXDATE:99991231T230000Z", "EXDATE '99991231T230000Z' is outside the years"),
+    (AT_NINE + "RECURRENCE-ID:00010101T000000Z", "RECURRENCE-ID '00010101T000000Z' is outside the years"),
+]
+BOUND_IDS = [
+    "interval-0",
+    "interval-negative",
+    "count-negative",
+    "count-0",
+    "bymonthday-40",
+    "bymonth-13",
+    "byday-9mo",
+    "no-day-fits",
+    "huge-duration",
+    "date-9999",
+    "year-1-berlin",
+    "year-1-rule",
+    "huge-period",
+    "exdate-9999",
+    "recurrence-id-year-1",
+]
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(("bad", "why"), OUT_OF_BOUNDS, ids=BOUND_IDS)
+def test_a_rule_or_time_out_of_bounds_is_skipped_and_named(demo_db: Path, tmp_path: Path, bad: str, why: str) -> None:
+    path = tmp_path / "cal.ics"
+    path.write_text(ics(GOOD, "UID:bad@t\nSUMMARY:Bad\n" + bad), encoding="utf-8", newline="")
+    before = event_count(demo_db)
+    result = runner.invoke(calendar_app, ["import", str(path), "--person", "priya", "--db", str(demo_db)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Imported 1 event (0 recurring) for Priya Raman (priya) from cal.ics: 1 new."
+    assert lines[1].startswith("Skipped cal.ics line "), lines[1]
+    assert "event 'Bad' (UID bad@t): " in lines[1]
+    assert why in lines[1]
+    assert event_count(demo_db) == before + 1
+    assert [title for title, *_ in busy(demo_db, "priya", "2026-10-06", "2026-10-07")] == ["Fine"]
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(("bad", "why"), OUT_OF_BOUNDS, ids=BOUND_IDS)
+def test_strict_refuses_a_file_with_a_rule_or_time_out_of_bounds(
+    demo_db: Path, tmp_path: Path, bad: str, why: str
+) -> None:
+    path = tmp_path / "cal.ics"
+    path.write_text(ics(GOOD, "UID:bad@t\nSUMMARY:Bad\n" + bad), encoding="utf-8", newline="")
+    before = event_count(demo_db)
+    result = runner.invoke(calendar_app, ["import", str(path), "--person", "priya", "--db", str(demo_db), "--strict"])
+    assert result.exit_code == 1
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert why in result.stderr
+    assert result.stderr.strip().endswith("; nothing was imported")
+    assert "internal error" not in result.stderr
+    assert event_count(demo_db) == before

@@ -68,13 +68,77 @@ def check_rule(recurrence: Recurrence, start: datetime, tz: str | None) -> None:
             f"RRULE {rule!r} repeats every {frequency.group(1).lower()[:-2]}: busy time can repeat "
             "hourly at most; give FREQ=HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY"
         )
+    _check_parts(rule)
     try:
-        rrulestr(rule, dtstart=start.astimezone(ZoneInfo(tz)) if tz else start)
-    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        parsed = rrulestr(rule, dtstart=start.astimezone(ZoneInfo(tz)) if tz else start)
+        _check_it_occurs(rule, parsed)
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         raise CalendarError(
             f"RRULE {rule!r} is not a recurrence rule dateutil can read ({exc or type(exc).__name__}): "
             "write it as RFC 5545 says, e.g. FREQ=WEEKLY;BYDAY=MO;UNTIL=20261231T235959Z"
         ) from None
+
+
+# RFC 5545 3.3.10: each BYxxx part's values, as (lowest, highest) magnitudes and whether a sign is allowed.
+_RANGES = {
+    "BYSECOND": (0, 60, False),
+    "BYMINUTE": (0, 59, False),
+    "BYHOUR": (0, 23, False),
+    "BYMONTHDAY": (1, 31, True),
+    "BYYEARDAY": (1, 366, True),
+    "BYWEEKNO": (1, 53, True),
+    "BYMONTH": (1, 12, False),
+    "BYSETPOS": (1, 366, True),
+}
+_NUMBER = re.compile(r"([+-]?)(\d{1,9})")
+_WEEKDAY = re.compile(r"([+-]?)(\d{1,9})?(MO|TU|WE|TH|FR|SA|SU)")
+PROBE_YEARS = 100  # how far at least a rule is walked to see that a date fits it
+
+
+def _check_parts(rule: str) -> None:
+    """RFC 5545's ranges: INTERVAL and COUNT positive (dateutil loops for ever on INTERVAL=0), each BYxxx
+    value inside its range (dateutil walks to the year 9999 looking for a 40th day of the month)."""
+    for part in rule.upper().split(";"):
+        name, _, value = part.partition("=")
+        if name in ("INTERVAL", "COUNT"):
+            if not value.isdigit() or int(value) < 1:
+                example = "INTERVAL=2 (every other one)" if name == "INTERVAL" else "COUNT=10 (ten occurrences)"
+                raise CalendarError(
+                    f"RRULE {rule!r} has {name}={value}: RFC 5545 says it is a positive whole number, e.g. {example}"
+                )
+        elif name in _RANGES:
+            low, high, signed = _RANGES[name]
+            for item in value.split(","):
+                found = _NUMBER.fullmatch(item)
+                if found is None or not low <= int(found.group(2)) <= high or (found.group(1) and not signed):
+                    within = f"{low}..{high} or -{high}..-{low}" if signed else f"{low}..{high}"
+                    raise CalendarError(f"RRULE {rule!r} has {name}={item}: RFC 5545 allows {within} only")
+        elif name == "BYDAY":
+            limit = 5 if "FREQ=MONTHLY" in rule.upper() or "BYMONTH=" in rule.upper() else 53
+            for item in value.split(","):
+                found = _WEEKDAY.fullmatch(item)
+                if found is None or (found.group(2) is not None and not 1 <= int(found.group(2)) <= limit):
+                    raise CalendarError(
+                        f"RRULE {rule!r} has BYDAY={item}: give a day (MO, TU, WE, TH, FR, SA, SU), with a position "
+                        f"from 1 to {limit} or -{limit} to -1 before it if you like, e.g. 2TU or -1FR"
+                    )
+
+
+def _check_it_occurs(rule: str, parsed: Any) -> None:
+    """Refuse a rule no date fits (BYMONTH=2;BYMONTHDAY=30): dateutil walks to the year 9999 looking for one,
+    UNTIL or not (it looks at UNTIL only when a date fits), seconds for every window asked about.
+
+    The walk here is that walk from the same day 400 years on (the Gregorian calendar repeats every 400 years,
+    weekdays and leap days alike) moved as close to 9999 as keeps `PROBE_YEARS` ahead: a bounded walk.
+    """
+    first = parsed._dtstart  # dateutil keeps it only there
+    shift = max(0, -(-(9999 - PROBE_YEARS - 400 - first.year) // 400))
+    probe = parsed.replace(dtstart=first.replace(year=first.year + 400 * shift), until=None, count=None)
+    if next(iter(probe), None) is None:
+        raise CalendarError(
+            f"RRULE {rule!r} gives no date at all: no day fits all its parts together; give a rule some day fits, "
+            "e.g. FREQ=MONTHLY;BYMONTHDAY=-1 for each month's last day"
+        )
 
 
 # --- components -------------------------------------------------------------------------------
@@ -222,7 +286,8 @@ def _check_caps(parsed: _Parsed, start: datetime, end: datetime, cap: int) -> No
                 "occurrences one window may hold: busy time can repeat hourly at most"
             )
         walked_days = max((end - begins).total_seconds() / 86400, 0) + 1
-        if per_day * walked_days > WALK_CAP and "COUNT" not in rule.upper():
+        count = re.search(r"(?:^|;)COUNT=(\d+)", rule.upper())
+        if per_day * walked_days > WALK_CAP and (count is None or int(count.group(1)) > WALK_CAP):
             raise TooManyOccurrences(
                 f"its RRULE {rule!r} (from {to_utc_text(begins)}) would be walked through more than "
                 f"{WALK_CAP:,} occurrences to reach this window: give it a later DTSTART or a coarser rule"

@@ -32,6 +32,19 @@ EXAMPLES = {
 }
 
 
+# The times an event may have: stored as four-digit UTC years, with room left for a day's or a zone's arithmetic.
+EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+def outside(moment: datetime) -> bool:
+    """Whether `moment` (aware) falls outside [EARLIEST, LATEST), or cannot even be put in UTC."""
+    try:
+        return not EARLIEST <= moment.astimezone(UTC) < LATEST
+    except OverflowError:  # 9999-12-31 in New York is the year 10000 in UTC
+        return True
+
+
 @dataclass(frozen=True)
 class When:
     moment: datetime  # aware
@@ -94,7 +107,21 @@ class Reading:
 
     def resolve(self, prop: str, moment: object, tzid: str | None, zone: str) -> When:
         """A date or date-time value: a date is midnight in the person's zone; a floating time is
-        wall-clock time in `zone`; a TZID icalendar does not know (it leaves those naive) is an error."""
+        wall-clock time in `zone`; a TZID icalendar does not know (it leaves those naive) is an error;
+        so is a time outside the years 1000 to 9998."""
+        when = self._resolve(prop, moment, tzid, zone)
+        if outside(when.moment):
+            raise self.out_of_range(prop, f"{prop} {self.raw(prop)!r} is")
+        return when
+
+    def out_of_range(self, prop: str, what: str) -> IcsError:
+        return self.fail(
+            prop,
+            f"{what} outside the years {EARLIEST.year} to {LATEST.year - 1} a calendar here can hold; "
+            f"{EXAMPLES.get(prop, 'give a time inside them')}",
+        )
+
+    def _resolve(self, prop: str, moment: object, tzid: str | None, zone: str) -> When:
         if isinstance(moment, datetime):
             if moment.tzinfo is None:
                 if tzid:
@@ -148,19 +175,35 @@ def end_of(reading: Reading, start: When) -> datetime | None:
         return ended.moment
     duration = reading.props.get("DURATION")
     if duration is None:
-        return start.moment + timedelta(days=1) if start.is_date else None  # wall-clock: to the next midnight
+        if not start.is_date:
+            return None
+        ends = start.moment + timedelta(days=1)  # wall-clock: to the next midnight
+        if outside(ends):
+            raise reading.out_of_range("DTSTART", f"the day DTSTART {reading.raw('DTSTART')!r} ends")
+        return ends
     length = duration.dt
     if not isinstance(length, timedelta):
         raise reading.fail("DURATION", f"DURATION {reading.raw('DURATION')!r} is not a length; write it like PT1H30M")
     if length < timedelta(0):
         raise reading.fail("DURATION", f"DURATION {reading.raw('DURATION')!r} is negative; write it like PT1H30M")
-    name = zone_name(start.moment.tzinfo)
+    finish: datetime | None
+    try:
+        finish = _after(start.moment, length)
+    except OverflowError:  # P99999999W: past the year 9999
+        finish = None
+    if finish is None or outside(finish):
+        raise reading.out_of_range("DURATION", f"DURATION {reading.raw('DURATION')!r} ends it")
+    return finish
+
+
+def _after(moment: datetime, length: timedelta) -> datetime:
+    name = zone_name(moment.tzinfo)
     if name is None or name == "UTC":
-        return start.moment.astimezone(UTC) + length
+        return moment.astimezone(UTC) + length
     local = ZoneInfo(name)
     # A day of DURATION is a day on the wall clock (RFC 5545 3.3.6); hours are exact.
     days = timedelta(days=length.days)
-    on_the_day = (start.moment.astimezone(local).replace(tzinfo=None) + days).replace(tzinfo=local)
+    on_the_day = (moment.astimezone(local).replace(tzinfo=None) + days).replace(tzinfo=local)
     return on_the_day.astimezone(UTC) + (length - days)  # hours are real ones: add them in UTC
 
 
@@ -173,6 +216,8 @@ def normalised_rule(reading: Reading, rule: Any, zone: str, day_zone: str) -> st
             moment = value if value.tzinfo is not None else value.replace(tzinfo=ZoneInfo(zone))
         else:  # a date: every occurrence starting on that day counts
             moment = datetime.combine(value, time(23, 59, 59), ZoneInfo(day_zone))
+        if outside(moment):  # an UNTIL past the times an event may have: the same rule with the limit
+            moment = EARLIEST if moment.year <= EARLIEST.year else LATEST
         rule = icalendar.prop.vRecur(rule)
         rule["UNTIL"] = [moment.astimezone(UTC)]
     text: str = rule.to_ical().decode()
@@ -196,4 +241,11 @@ def dates(reading: Reading, prop: str, zone: str) -> Iterator[tuple[datetime, ti
                 moment, second = moment
                 length = second if isinstance(second, timedelta) else second - moment
             when = reading.resolve(prop, moment, value.params.get("TZID") or tzid, zone)
+            if length is not None:
+                try:
+                    beyond = outside(when.moment + length)
+                except OverflowError:
+                    beyond = True
+                if beyond:
+                    raise reading.out_of_range(prop, f"the period {prop} {reading.raw(prop)!r} ends")
             yield when.moment, length
