@@ -163,6 +163,17 @@ def test_a_script_in_a_tool_result_and_an_event_title_is_escaped(booked_with_pay
         assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
+def test_a_page_written_over_a_file_you_have_keeps_that_files_mode(booked_with_payload, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    database, _ = booked_with_payload
+    out = tmp_path / "shared.html"
+    out.write_text("old")
+    out.chmod(0o640)
+    result = invoke("view", "1", "--db", str(database), "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert out.stat().st_mode & 0o777 == 0o640  # it was chmod 0600 before: as root, `-o /dev/null` changed it
+
+
 def test_view_a_stored_conversation_with_real_usage_and_its_cost(booked_with_payload, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     database, _ = booked_with_payload
     out = tmp_path / "c1.html"

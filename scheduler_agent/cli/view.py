@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 
 def write_page(trace: Trace, path: Path) -> Path:
-    """Write the page for `trace` to `path`, readable by its owner only (it holds a conversation). Its folder
-    is never made: the options that name it are checked first (cli/options.py, `refuse_overwriting`)."""
+    """Write the page for `trace` to `path`: a new file is readable by its owner only (it holds a conversation),
+    a file you already have keeps its mode (as every file this program writes: `/dev/null` stays /dev/null).
+    Its folder is never made: the options that name it are checked first (cli/options.py, `refuse_overwriting`)."""
     from scheduler_agent.view.page import build_page
 
     page = build_page(trace).encode()
@@ -34,7 +35,6 @@ def write_page(trace: Trace, path: Path) -> Path:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as file:
             file.write(page)
-        path.chmod(0o600)
     except OSError as exc:
         raise AgentError(f"Cannot write the page to {path}: {exc.strerror or exc}; give another file with -o") from None
     count = len(trace.requests)
