@@ -672,3 +672,23 @@ def test_show_json_refuses_a_from_or_to_at_the_ends_of_the_calendar(demo_db: Pat
     assert error_lines(result) == [
         f"Error: {option} {value!r} is too near the end of the calendar: give a date in the years 2 to 9998"
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["ask", "hi", "--timeout", "nan"], {}),
+        (["ask", "hi"], {"SCHEDULER_AGENT_TIMEOUT": "nan"}),
+        (["ask", "hi", "--tool-deadline", "inf"], {}),
+        (["worker", "--lease", "nan"], {}),
+    ],
+)
+def test_a_number_of_seconds_that_is_not_finite_is_a_usage_error(
+    demo_db: Path, args: list[str], env: dict[str, str]
+) -> None:
+    # Click's FloatRange let `nan` past its bound: `ask` then failed at once, "no whole reply within nan s" (exit 5)
+    loopback = {"ANTHROPIC_API_KEY": "sk-ant-not-a-key", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}  # never out
+    result = runner.invoke(app, [*args, "--db", str(demo_db)], env={**loopback, **env})
+    assert result.exit_code == 2, result.output
+    assert "is not a number of seconds: give one of at least" in result.stderr
+    assert rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]  # nothing ran

@@ -9,6 +9,7 @@ and `conversations list` start without importing what those options' defaults co
 from __future__ import annotations
 
 import functools
+import math
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -62,6 +63,22 @@ class StoredId(_IdType):
 
 
 ID = StoredId()
+
+
+class Seconds(click.FloatRange):
+    """Seconds, at least `least`: a finite number. Click's FloatRange lets `nan` through every bound (no
+    comparison with it is true) and `inf` through a lower one, and neither is a time anything can wait."""
+
+    name = "seconds"
+
+    def __init__(self, least: float) -> None:
+        super().__init__(min=least)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a number of seconds: give one of at least {self.min:g}, e.g. 30", param, ctx)
+        return seconds
 
 
 class OutputFile(click.Path):

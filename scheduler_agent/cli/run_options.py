@@ -18,6 +18,7 @@ from scheduler_agent.cli.options import (
     ID,
     OUTPUT,
     F,
+    Seconds,
     db_option,
     dump_array_file_option,
     dump_array_option,
@@ -66,7 +67,7 @@ tool_deadline_option = click.option(
     "--tool-deadline",
     "tool_deadline",
     metavar="SECONDS",
-    type=click.FloatRange(min=0.1),
+    type=Seconds(0.1),
     default=TOOL_DEADLINE_SECONDS,
     help="Seconds one tool call may take; a booking past it is rolled back and the model is told so.",
 )
@@ -112,7 +113,7 @@ timeout_option = click.option(
     metavar="FLOAT",
     envvar="SCHEDULER_AGENT_TIMEOUT",
     show_envvar=True,
-    type=click.FloatRange(min=0.1),
+    type=Seconds(0.1),
     default=DEFAULT_TIMEOUT_SECONDS,
     help="Seconds one request to the model may take in all, retries and their waits included; a reply that "
     "stalls is given up on then (exit 5) and the conversation stays as it was.",

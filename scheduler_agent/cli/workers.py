@@ -14,7 +14,7 @@ import click
 
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import ID, db_option, today_option
+from scheduler_agent.cli.options import ID, Seconds, db_option, today_option
 from scheduler_agent.cli.render import entry_lines, visible
 from scheduler_agent.cli.run_options import max_iterations_option, model_option, timeout_option, tool_deadline_option
 from scheduler_agent.storage.db import Location
@@ -146,7 +146,7 @@ def _wait(conn: Any, cid: int) -> int:
 @click.option(
     "--lease",
     "lease_seconds",
-    type=click.FloatRange(min=1.0),
+    type=Seconds(1.0),
     default=30.0,
     show_default=True,
     metavar="SECONDS",
