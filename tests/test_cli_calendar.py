@@ -244,3 +244,25 @@ def test_import_and_export_are_calendar_commands(db: Path) -> None:
     assert "export" in listed
     result = invoke("export", "--person", "nobody", "--db", str(seeded(db)))
     assert_person_error(result, "no one called 'nobody'", "aiko (Aiko Tanaka)")
+
+
+def test_what_a_person_typed_cannot_take_over_the_terminal_and_json_keeps_it_exactly(db: Path) -> None:
+    seeded(db)
+    title = "Review \x1b]0;owned\x07\x1b[2J \u202eslides"  # a window title, a cleared screen, text turned around
+    start = ["--start", "2026-08-31T14:00"]
+    booked = invoke("add-event", "--with", "priya", *start, "--title", title, "--db", str(db), *TODAY)
+    assert booked.exit_code == 0, booked.output
+    added = invoke("add-person", "sam", "--name", "Sam \u202eOkafor\x1b[31m", "--tz", "UTC", "--db", str(db))
+    assert added.exit_code == 0, added.output
+    shown = [
+        booked.stdout,
+        added.stdout,
+        invoke("show", "--person", "priya", "--week", "2026-08-31", "--db", str(db), *TODAY).stdout,
+        invoke("people", "--db", str(db)).stdout,
+    ]
+    for text in shown:
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "Review ␛]0;owned␇␛[2J <U+202E>slides" in shown[2]
+    assert "Sam <U+202E>Okafor␛[31m" in shown[3]
+    as_json = invoke("people", "--json", "--db", str(db))
+    assert "Sam \u202eOkafor\\u001b[31m" in as_json.stdout  # --json prints what is stored, JSON-escaped

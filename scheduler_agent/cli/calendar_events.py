@@ -18,6 +18,7 @@ from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Pers
 from scheduler_agent.cli.calendar import calendar_session, clock_for, examples, for_people
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import ID, db_option, json_flag, today_option
+from scheduler_agent.cli.terminal import say
 from scheduler_agent.storage.db import Connection, Location
 
 minutes_option = click.option(
@@ -62,7 +63,7 @@ def add_event_command(
     with calendar_session(db) as conn:
         tools = CalendarTools(conn, clock_for(conn, today), calendar=open_calendar(conn))
         try:
-            click.echo(tools.create_event(with_, start, minutes, title, also=list(also) or None))
+            say(tools.create_event(with_, start, minutes, title, also=list(also) or None))
         except ToolError as exc:
             raise CalendarError(for_people(str(exc))) from None
 
@@ -77,9 +78,7 @@ def cancel_command(event_id: int, db: Location | None) -> None:
         event = cancel_event(conn, event_id)
         span = format_window((event.start, event.end), owner.tz)
         when = f"every occurrence from {span}" if event.recurring else f"on {span}"
-        click.echo(
-            f"Cancelled {event.title!r} {when} ({owner.tz}) for {', '.join(event.attendees)}. Event id: {event.id}."
-        )
+        say(f"Cancelled {event.title!r} {when} ({owner.tz}) for {', '.join(event.attendees)}. Event id: {event.id}.")
 
 
 @command(
@@ -123,7 +122,7 @@ def show_command(
         day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
         check_minutes(minutes)
         for line in _week_lines(conn, tools, owner, other, day, minutes):
-            click.echo(for_people(line))
+            say(for_people(line))
 
 
 def _span(event: Event, zone: ZoneInfo) -> str:

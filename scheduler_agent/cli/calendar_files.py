@@ -13,6 +13,7 @@ from scheduler_agent.calendar.types import OWNER_KEY
 from scheduler_agent.cli.calendar import calendar_session, examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import OUTPUT, PATH, db_option
+from scheduler_agent.cli.terminal import say
 from scheduler_agent.storage.db import Location
 
 
@@ -33,7 +34,7 @@ def import_command(file: Path, person: str, strict: bool, db: Location | None) -
     with calendar_session(db, creates=True) as conn:
         from scheduler_agent.calendar import ics  # icalendar costs ~50 ms: only these commands load it
 
-        click.echo(ics.import_file(conn, file, person, strict=strict))
+        say(ics.import_file(conn, file, person, strict=strict))
 
 
 @command("export", epilog=examples("export > all.ics", "export --person priya --out priya.ics"))
@@ -51,7 +52,7 @@ def export_command(person: str | None, out: Path | None, db: Location | None) ->
             click.echo(exported.text, nl=False)
             return
         ics.write_file(out, exported.text)
-        click.echo(
+        say(
             f"Exported {exported.events} event(s) ({exported.recurring} recurring) "
             f"for {ics.person_label(who)} to {out}."
         )
@@ -88,11 +89,11 @@ def subscribe_command(url: str, person: str, refresh: str, db: Location | None) 
         if fetched.ok_at is None:
             feeds.unsubscribe(conn, feed.id)
             raise feeds.FeedError(f"{line}; nothing was subscribed: check the address and try again")
-        click.echo(
+        say(
             f"Subscribed {who.name} ({who.key}) to {feed.shown}, refreshed when older than "
             f"{feeds.format_duration(fetched.refresh)}."
         )
-        click.echo(line)
+        say(line)
 
 
 @command("feeds", epilog=examples("feeds", "feeds --refresh"))
@@ -109,11 +110,11 @@ def feeds_command(refresh: bool, db: Location | None) -> None:
             return
         if refresh:
             for feed in kept:
-                click.echo(feeds.refresh(conn, feed))
+                say(feeds.refresh(conn, feed))
             kept = feeds.list_feeds(conn)
         for feed in kept:
             fetched = f"{feed.fetched_at:%Y-%m-%d %H:%M} UTC" if feed.fetched_at else "never"
-            click.echo(
+            say(
                 f"#{feed.id}  {feed.person_key}  {feed.shown}  every {feeds.format_duration(feed.refresh)}  "
                 f"{feeds.plural(feed.events, 'event')}  last fetch {fetched}: {feed.result}"
             )

@@ -23,6 +23,7 @@ from scheduler_agent.cli.calendar import calendar_session, clock_for, examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import db_option, json_flag, today_option
 from scheduler_agent.cli.person_options import PersonChanges, person_options
+from scheduler_agent.cli.terminal import say
 from scheduler_agent.storage.db import Connection, Location, transaction
 
 
@@ -33,7 +34,7 @@ def seed_demo_command(db: Location | None) -> None:
     with calendar_session(db, creates=True) as conn:
         added = seed_demo(conn)
         owner = get_owner(conn)
-        click.echo(
+        say(
             f"Demo calendar ready: {owner.name} ({owner.hours}) and {len(list_people(conn))} people; "
             f"{added} event(s) added."
         )
@@ -53,7 +54,7 @@ def people_command(db: Location | None, as_json: bool) -> None:
         width = max(len(person.key) for person in people)
         for person in people:
             mark = "  (owner)" if person.is_owner else ""
-            click.echo(f"{person.key:<{width}}  {person.name}, {person.schedule}{mark}")
+            say(f"{person.key:<{width}}  {person.name}, {person.schedule}{mark}")
 
 
 @command(
@@ -74,7 +75,7 @@ def set_owner_command(person: PersonChanges, db: Location | None) -> None:
                 raise CalendarError("a new owner needs --name and --tz, e.g. --name 'Jordan Lee' --tz Europe/London")
             set_owner(conn, person.name, person.tz, *parse_hours(person.hours or "09:00-17:00"))
         owner = _edit(conn, OWNER_KEY, person)
-        click.echo(f"Owner: {owner.name}, {owner.schedule}.")
+        say(f"Owner: {owner.name}, {owner.schedule}.")
 
 
 def _edit(conn: Connection, key: str, changes: PersonChanges) -> Person:
@@ -106,9 +107,9 @@ def add_person_command(
         with transaction(conn):  # the person and their e-mail/CalDAV calendar, or neither
             person = add_person(conn, key, name, tz, *parse_hours(hours))
             contact = save_contact(conn, person.key, email, caldav)
-        click.echo(f"Added {person.key}: {person.name}, {person.hours}.")
+        say(f"Added {person.key}: {person.name}, {person.hours}.")
         if contact:
-            click.echo(contact)
+            say(contact)
 
 
 @command(
@@ -122,7 +123,7 @@ def edit_person_command(key: str, person: PersonChanges, db: Location | None) ->
     """Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays."""
     with calendar_session(db) as conn:
         changed = _edit(conn, key, person)
-        click.echo(f"{changed.key}: {changed.name}, {changed.schedule}.")
+        say(f"{changed.key}: {changed.name}, {changed.schedule}.")
 
 
 @command("remove-person", epilog=examples("remove-person marco", "remove-person marco --cancel-meetings"))
@@ -135,4 +136,4 @@ def remove_person_command(key: str, cancel_meetings: bool, db: Location | None, 
     with calendar_session(db) as conn:
         cancelled = remove_person(conn, key, clock_for(conn, today).now(), cancel_meetings=cancel_meetings)
         also = f"; cancelled {', '.join(f'#{i}' for i in cancelled)}" if cancelled else ""
-        click.echo(f"Removed {key}{also}.")
+        say(f"Removed {key}{also}.")

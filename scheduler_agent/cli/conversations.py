@@ -18,6 +18,7 @@ from scheduler_agent.cli.core import argument, command, entries, examples, group
 from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, db_option, html_option, json_flag
+from scheduler_agent.cli.terminal import say
 from scheduler_agent.storage import listing
 from scheduler_agent.storage.db import Location
 
@@ -87,7 +88,7 @@ def list_command(
         click.echo("No conversation matches." if filtered else none)
     for row in rows:
         first = row.first_text if len(row.first_text) <= 60 else row.first_text[:57] + "..."
-        click.echo(f"{row.id:>4}  {row.created_at}  {entries(row.entries):>11}  {row.state:<11}  {first}")
+        say(f"{row.id:>4}  {row.created_at}  {entries(row.entries):>11}  {row.state:<11}  {first}")
 
 
 @command(

@@ -13,6 +13,7 @@ from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import calendar_session, examples
 from scheduler_agent.cli.core import HELP, Command, argument
 from scheduler_agent.cli.options import db_option
+from scheduler_agent.cli.terminal import say
 from scheduler_agent.storage.db import Location
 
 prefs_app = click.Group(
@@ -61,7 +62,7 @@ def prefs_add_command(
         rule, value = next(iter(given.items()), ("", ""))
         preference = add_preference(conn, text, rule, value)
         checked = f" (checked by the tools: {preference.rule_text})" if preference.rule else ""
-        click.echo(f"Added preference #{preference.id}: {preference.text}{checked}.")
+        say(f"Added preference #{preference.id}: {preference.text}{checked}.")
 
 
 @prefs_app.command("list", cls=Command, epilog=examples("prefs list"))
@@ -74,7 +75,7 @@ def prefs_list_command(db: Location | None) -> None:
             click.echo("No preferences yet: add one with `scheduler-agent calendar prefs add TEXT`.")
         for preference in preferences:
             checked = f"  [checked: {preference.rule_text}]" if preference.rule else ""
-            click.echo(f"#{preference.id}  {preference.text}{checked}")
+            say(f"#{preference.id}  {preference.text}{checked}")
 
 
 @prefs_app.command("remove", cls=Command, epilog=examples("prefs remove 1"))
@@ -84,4 +85,4 @@ def prefs_remove_command(preference_id: int, db: Location | None) -> None:
     """Remove a standing preference."""
     with calendar_session(db) as conn:
         removed = remove_preference(conn, preference_id)
-        click.echo(f"Removed preference #{removed.id}: {removed.text}.")
+        say(f"Removed preference #{removed.id}: {removed.text}.")
