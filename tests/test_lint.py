@@ -277,3 +277,31 @@ def test_a_file_nested_too_deep_for_the_parser_is_one_line_through_the_cli(tmp_p
         result.stderr == f"Error: {path} is too deeply nested to be a message list (arrays or objects hundreds "
         "of levels deep): give a JSON array of messages, a dump or a cassette (.yaml)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        (
+            "interactions: [5, null]\n",
+            "none of its 2 interactions is a request to https://api.anthropic.com/v1/messages",
+        ),
+        ("interactions: []\n", "no interactions"),
+        (
+            "interactions:\n- request: {uri: 'https://dav.example.com/cal/', method: GET, body: x}\n",
+            "none of its 1 interaction is a request to",
+        ),
+    ],
+)
+def test_a_cassette_with_no_messages_api_request_is_not_called_clean(tmp_path: Path, text: str, held: str) -> None:
+    from click.testing import CliRunner
+
+    from scheduler_agent.cli import app
+
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(app, ["lint", str(path)])
+    assert result.exit_code == 1  # it passed, with nothing said, though nothing in it was checked
+    assert result.stderr.startswith(f"Error: {path} holds no Messages API request to check (")
+    assert held in result.stderr
+    assert result.stderr.count("\n") == 1

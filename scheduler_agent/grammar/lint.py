@@ -260,6 +260,10 @@ def _lint_cassette(path: Path, data: Any, found: _Found) -> LintResult:
         content = reply.get("content") if isinstance(reply, Mapping) else None
         if isinstance(content, list):
             previous, answer = messages, content
+    if not checked:  # nothing was checked: saying "clean" would pass a file this never read
+        api = f"https://{recorded.MESSAGES_HOST}{recorded.MESSAGES_PATH}"
+        held = f"none of its {_plural(skipped, 'interaction')} is a request to {api}" if skipped else "no interactions"
+        raise AgentError(f"{path} holds no Messages API request to check ({held}): give a cassette of that traffic")
     if unknown_events:
         named = ", ".join(f"{name} ({count})" for name, count in sorted(unknown_events.items()))
         found.note(f"skipped stream events of types the assembler does not know: {named}")
