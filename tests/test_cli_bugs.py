@@ -663,14 +663,19 @@ def test_the_commands_that_start_a_calendar_still_create_the_file(tmp_path: Path
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("--from", "0001-01-01T00:00"), ("--from", "9999-12-31T00:00"), ("--to", "9999-12-31T00:00")],
+    [
+        ("--from", "0001-01-01T00:00"),
+        ("--from", "0999-12-31T00:00"),
+        ("--from", "9999-12-31T00:00"),
+        ("--to", "9999-12-31T00:00"),
+    ],
 )
 def test_show_json_refuses_a_from_or_to_at_the_ends_of_the_calendar(demo_db: Path, option: str, value: str) -> None:
     start = [] if option == "--from" else ["--from", "2026-08-31T00:00"]
     result = invoke("calendar", "show", "--json", *start, option, value, "--db", str(demo_db))
     assert result.exit_code == 1, result.output
     assert error_lines(result) == [
-        f"Error: {option} {value!r} is too near the end of the calendar: give a date in the years 2 to 9998"
+        f"Error: {option} {value!r} is outside the calendar: give a date in the years 1000 to 9998"
     ]
 
 

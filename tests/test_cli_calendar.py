@@ -179,6 +179,7 @@ def test_a_new_calendar_from_scratch(db: Path) -> None:
         (["add-person", "li", "--name", "Li", "--tz", "UTC", "--hours", "18:00-08:00"], ["end before they start"]),
         (["show", "--today", "27/08/2026"], ["--today '27/08/2026' is not a date", "YYYY-MM-DD"]),
         (["show", "--week", "next"], ["week 'next' is not a date", "YYYY-MM-DD"]),
+        (["show", "--week", "0002-01-01"], ["week '0002-01-01' is outside the calendar", "years 1000 to 9998"]),
         (["show", "--person", "sam"], ["No one called 'sam'", "or add the person with `scheduler-agent calendar"]),
         (["add-person", "li", "--name", "Li", "--tz", "UTC", "--hours", "09:00-09:00"], ["09:00-09:00 are empty"]),
         (["edit-person", "priya", "--lunch", "13:00-12:00"], ["lunch 13:00-12:00 end before", "e.g. 12:00-13:00"]),

@@ -246,7 +246,7 @@ def test_conversations_show_lists_what_was_kept_beside_the_list(demo_db: Path, a
 @pytest.mark.parametrize("pin", ["9999-12-31T23:59", "9999-12-31", "0001-01-01T00:00"])
 def test_a_pin_near_the_end_of_the_calendar_is_one_clear_line(demo_db: Path, pin: str) -> None:
     result = invoke("calendar", "show", "--db", str(demo_db), "--today", pin)
-    assert_clean(result, 1, "too near the end of the calendar")
+    assert_clean(result, 1, "is outside the calendar: give a date in the years 1000 to 9998")
 
 
 @pytest.mark.parametrize(
@@ -264,7 +264,7 @@ def test_a_date_near_the_end_of_the_calendar_is_a_clear_result_not_an_internal_e
 
     result = answer_call(tools, {"type": "tool_use", "id": "toolu_end", "name": name, "input": arguments})
     assert result["is_error"] is True
-    assert "too near the end of the calendar" in result["content"]
+    assert "is outside the calendar: give a date in the years 1000 to 9998" in result["content"]
     assert "internal error" not in result["content"]
 
 

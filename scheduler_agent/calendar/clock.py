@@ -12,9 +12,10 @@ from zoneinfo import ZoneInfo
 
 from scheduler_agent.agent.errors import InputError
 
-# Dates this close to the ends of Python's calendar (years 1 and 9999) overflow as soon as a week or a time
-# zone is added to them: they are refused with a clear text instead.
-FIRST_YEAR, LAST_YEAR = 2, 9998
+# Dates near the ends of Python's calendar (years 1 and 9999) overflow as soon as a week or a time zone is added
+# to them, and times are stored with four-digit years (as an imported event's must be: calendar/ics/values.py):
+# outside these years a date is refused with a clear text instead.
+FIRST_YEAR, LAST_YEAR = 1000, 9998
 
 
 def within_calendar(day: date) -> bool:
@@ -23,8 +24,8 @@ def within_calendar(day: date) -> bool:
 
 
 def out_of_calendar(text: str) -> str:
-    """The sentence that says why a date near the ends of the calendar is refused."""
-    return f"{text!r} is too near the end of the calendar: give a date in the years {FIRST_YEAR} to {LAST_YEAR}"
+    """The sentence that says why a date outside the years FIRST_YEAR to LAST_YEAR is refused."""
+    return f"{text!r} is outside the calendar: give a date in the years {FIRST_YEAR} to {LAST_YEAR}"
 
 
 # A pin given as a bare date (`--today 2026-08-27`) means that morning at this hour, local time.
