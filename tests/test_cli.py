@@ -191,6 +191,11 @@ def test_replay_runs_any_cassette_and_a_missing_one_is_one_line(tmp_path: Path) 
     missing = invoke("replay", str(tmp_path / "nope.yaml"))
     assert missing.exit_code == 1
     assert missing.stderr.strip() == f"Error: No cassette at {tmp_path / 'nope.yaml'}"
+    folder = invoke("replay", str(tmp_path))  # it was "No cassette at" too, of a folder that is there
+    assert (folder.exit_code, folder.stderr.strip()) == (1, f"Error: {tmp_path} is a folder, not a cassette")
+    viewed = invoke("view", str(tmp_path))
+    assert viewed.exit_code == 1
+    assert viewed.stderr.startswith(f"Error: {tmp_path} is a folder and not a conversation id: give an id")
     not_ours = tmp_path / "other.yaml"
     not_ours.write_text("interactions: []\n")
     result = invoke("replay", str(not_ours))

@@ -86,8 +86,9 @@ def view_command(source: str, output: Path | None, open_page: bool, db: Location
         trace = conversation_trace(db, ID.convert(source, ctx.command.params[0], ctx))
         default = Path(f"conversation-{source}.html")
     else:
+        what = f"{source} is a folder" if path.is_dir() else f"No file {source}"
         raise AgentError(
-            f"No file {source} and not a conversation id: give an id (`scheduler-agent conversations list`), "
+            f"{what} and not a conversation id: give an id (`scheduler-agent conversations list`), "
             "a cassette (.yaml) or a --dump-array-file"
         )
     if output is None:  # the default name, checked as -o is: `view x.html` of a dump named x.html keeps it

@@ -88,7 +88,7 @@ def _header_lines(setup: JSON) -> list[str]:
 def read_setup(path: Path) -> JSON:
     """The setup a cassette carries (clock, calendar, inputs, options, kind), without replaying it."""
     if not path.is_file():
-        raise CassetteError(f"No cassette at {path}")
+        raise CassetteError(f"{path} is a folder, not a cassette" if path.is_dir() else f"No cassette at {path}")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

@@ -129,7 +129,7 @@ class Replay:
 def replaying(path: Path) -> Iterator[Replay]:
     """Replay only: a request that matches no recorded interaction raises; nothing reaches the network."""
     if not path.is_file():
-        raise CassetteError(f"No cassette at {path}")
+        raise CassetteError(f"{path} is a folder, not a cassette" if path.is_dir() else f"No cassette at {path}")
     with _vcr().use_cassette(str(path), record_mode="none") as cassette:
         yield Replay(cassette)
 
