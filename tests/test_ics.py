@@ -477,8 +477,12 @@ def test_export_round_trip_gives_the_same_busy_time(demo_db: Path, tmp_path: Pat
 
 
 def test_export_to_an_unwritable_place_is_one_line(demo_db: Path, tmp_path: Path) -> None:
-    result = invoke("export", "--out", str(tmp_path / "no" / "such" / "dir.ics"), "--db", str(demo_db))
-    assert_one_line_error(result, "cannot write", "--out")
+    missing = tmp_path / "no" / "such"
+    result = invoke("export", "--out", str(missing / "dir.ics"), "--db", str(demo_db))
+    assert_one_line_error(result, f"the folder {missing} does not exist", "makes no folders for a path you give")
+    assert not missing.exists()
+    result = invoke("export", "--out", "/proc/dir.ics", "--db", str(demo_db))  # a folder no one can write in, root too
+    assert_one_line_error(result, "cannot write /proc/dir.ics", "--out")
 
 
 def test_the_cli_loads_icalendar_only_for_import_and_export() -> None:
