@@ -57,6 +57,16 @@ def test_show_json_without_a_range_is_the_week_and_from_needs_json(demo_db: Path
     bad = runner.invoke(app, [*base, "--json", "--from", "soon"])
     assert bad.exit_code == 1
     assert "--from 'soon' is not a date" in bad.stderr
+    offset = runner.invoke(app, [*base, "--json", "--from", "2026-12-07T00:00+99:00"])  # offsets are taken
+    assert offset.exit_code == 1
+    assert "or with a UTC offset (2026-08-31T09:00Z, 2026-08-31T09:00+01:00)" in offset.stderr
+    both = runner.invoke(app, [*base, "--json", "--week", "2026-08-31", "--from", "2026-08-24T00:00"])
+    assert both.exit_code == 1  # --week was dropped without a word
+    assert both.stderr == "Error: --week and --from both say where the range begins: give one of them\n"
+    to_only = json.loads(
+        runner.invoke(app, [*base, "--json", "--week", "2026-08-31", "--to", "2026-09-01T00:00"]).stdout
+    )
+    assert (to_only["from"], to_only["to"]) == ("2026-08-31T00:00:00+01:00", "2026-09-01T00:00:00+01:00")
 
 
 def test_people_json(demo_db: Path) -> None:

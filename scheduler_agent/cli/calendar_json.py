@@ -18,7 +18,10 @@ def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise CalendarError(f"{field} {text!r} is not a date and time: give YYYY-MM-DDTHH:MM") from None
+        raise CalendarError(
+            f"{field} {text!r} is not a date and time: give YYYY-MM-DDTHH:MM (your time), or with a UTC offset "
+            "(2026-08-31T09:00Z, 2026-08-31T09:00+01:00)"
+        ) from None
     if not within_calendar(moment.date()):  # as --week and --today: the window's bounds would overflow
         raise CalendarError(f"{field} {out_of_calendar(text)}")
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
@@ -35,6 +38,8 @@ def busy_json(
 ) -> str:
     """`calendar show --json`: each busy interval of `who` in the range, as the agent's tools see it."""
     zone = ZoneInfo(owner.tz)
+    if start is not None and week is not None:  # one would be dropped without a word
+        raise CalendarError("--week and --from both say where the range begins: give one of them")
     if start is not None:
         begin = _moment(start, "--from", zone)
     else:
