@@ -180,6 +180,8 @@ def test_a_new_calendar_from_scratch(db: Path) -> None:
         (["show", "--today", "27/08/2026"], ["--today '27/08/2026' is not a date", "YYYY-MM-DD"]),
         (["show", "--week", "next"], ["week 'next' is not a date", "YYYY-MM-DD"]),
         (["show", "--week", "0002-01-01"], ["week '0002-01-01' is outside the calendar", "years 1000 to 9998"]),
+        (["add-person", "li", "--name", "L" * 101, "--tz", "UTC"], ["101 characters long", "at most 100"]),
+        (["add-person", "K" * 5000, "--name", "Li", "--tz", "UTC"], ["... (5,000 characters) must be 1-32"]),
         (["show", "--person", "sam"], ["No one called 'sam'", "or add the person with `scheduler-agent calendar"]),
         (["add-person", "li", "--name", "Li", "--tz", "UTC", "--hours", "09:00-09:00"], ["09:00-09:00 are empty"]),
         (["edit-person", "priya", "--lunch", "13:00-12:00"], ["lunch 13:00-12:00 end before", "e.g. 12:00-13:00"]),
@@ -192,6 +194,7 @@ def test_person_facing_errors(db: Path, args: list[str], parts: list[str]) -> No
     assert_person_error(result, *parts)
     assert "the user" not in result.stderr  # the model's word for the person reading this
     assert "working hours" not in result.stderr or "--hours" in args  # lunch is not called working hours
+    assert len(result.stderr) < 400  # what was typed is quoted, not echoed whole
 
 
 def test_a_database_that_cannot_be_opened(tmp_path: Path) -> None:

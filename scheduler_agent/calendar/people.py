@@ -46,7 +46,8 @@ def add_person(conn: Connection, key: str, name: str, tz: str, work_start: time,
         raise CalendarError(f"the key {OWNER_KEY!r} is the owner's: use set-owner, or pick another key")
     if not KEY_PATTERN.fullmatch(key):
         suggestion = re.sub(r"[^a-z0-9_-]", "", key.lower().replace(" ", "-"))[:32] or "priya"
-        raise CalendarError(f"key {key!r} must be 1-32 lowercase letters, digits, '-' or '_': e.g. {suggestion!r}")
+        shown = repr(key) if len(key) <= 40 else f"{key[:37]!r}... ({len(key):,} characters)"  # not echoed whole
+        raise CalendarError(f"key {shown} must be 1-32 lowercase letters, digits, '-' or '_': e.g. {suggestion!r}")
     person = new_person(key, name, tz, work_start, work_end)
     with transaction(conn):
         existing = conn.execute("SELECT name FROM people WHERE key = ?", (key,)).fetchone()

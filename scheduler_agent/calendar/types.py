@@ -203,10 +203,17 @@ def _example(what: str) -> str:
     return "12:00-13:00" if what == "lunch" else "09:00-17:00"
 
 
+MAX_NAME = 100  # a person's name is printed in every list of who is known: 100 characters is a long one
+
+
 def check_name(name: str) -> str:
     cleaned = " ".join(name.split())
     if not cleaned:
         raise CalendarError("the name is empty: give the person's full name, e.g. --name 'Priya Raman'")
+    if len(cleaned) > MAX_NAME:
+        raise CalendarError(
+            f"the name {cleaned[:37]!r}... is {len(cleaned):,} characters long: give a name of at most {MAX_NAME}"
+        )
     return cleaned
 
 
