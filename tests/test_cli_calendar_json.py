@@ -60,6 +60,9 @@ def test_show_json_without_a_range_is_the_week_and_from_needs_json(demo_db: Path
     offset = runner.invoke(app, [*base, "--json", "--from", "2026-12-07T00:00+99:00"])  # offsets are taken
     assert offset.exit_code == 1
     assert "or with a UTC offset (2026-08-31T09:00Z, 2026-08-31T09:00+01:00)" in offset.stderr
+    gap = runner.invoke(app, [*base, "--json", "--from", "2026-03-29T01:30"])  # London's clocks skip 01:00-02:00
+    assert gap.exit_code == 1  # it was shown as +00:00, a time that never is on the owner's clock
+    assert "--from '2026-03-29T01:30' does not exist in Europe/London: the clocks skip that hour" in gap.stderr
     both = runner.invoke(app, [*base, "--json", "--week", "2026-08-31", "--from", "2026-08-24T00:00"])
     assert both.exit_code == 1  # --week was dropped without a word
     assert both.stderr == "Error: --week and --from both say where the range begins: give one of them\n"

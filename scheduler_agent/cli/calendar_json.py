@@ -24,7 +24,15 @@ def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
         ) from None
     if not within_calendar(moment.date()):  # as --week and --today: the window's bounds would overflow
         raise CalendarError(f"{field} {out_of_calendar(text)}")
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
+    if moment.tzinfo is not None:
+        return moment
+    aware = moment.replace(tzinfo=zone)
+    if aware.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != moment:  # as add-event's start is judged
+        raise CalendarError(
+            f"{field} {text!r} does not exist in {zone.key}: the clocks skip that hour for daylight saving; "
+            "give another time, or one with a UTC offset"
+        )
+    return aware
 
 
 def busy_json(
