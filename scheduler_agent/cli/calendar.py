@@ -35,6 +35,11 @@ FOR_PEOPLE = {
     "Tell the user: create_event only books inside both people's working hours.": (
         "Meetings are booked only inside both people's working hours."
     ),
+    "Use one of those keys; if the user means someone else, ask them (they can add a person with "
+    "`scheduler-agent calendar add-person`).": (
+        "Give one of those keys, or add the person with `scheduler-agent calendar add-person`."
+    ),
+    "Tell the user to add them with": "Add them with",
 }
 
 

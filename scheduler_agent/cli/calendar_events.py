@@ -111,7 +111,10 @@ def show_command(
     with calendar_session(db) as conn:
         owner = get_owner(conn)
         tools = CalendarTools(conn, clock_for(conn, today))
-        other = tools.resolve_person(person, field="--person", for_person=True) if person is not None else None
+        try:
+            other = tools.resolve_person(person, field="--person") if person is not None else None
+        except ToolError as exc:  # the tool's text, said to the person (as add-event does)
+            raise CalendarError(for_people(str(exc))) from None
         if as_json:
             from scheduler_agent.cli.calendar_json import busy_json
 

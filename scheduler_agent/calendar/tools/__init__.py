@@ -186,8 +186,8 @@ class CalendarTools:
         people = [other] if isinstance(other, Person) else other
         return find_free_slots.no_windows_text(self.context, owner, people, search)
 
-    def resolve_person(self, text: str, *, field: str, for_person: bool = False) -> Person:
-        return resolve_person(self.calendar, text, field=field, for_person=for_person)
+    def resolve_person(self, text: str, *, field: str) -> Person:
+        return resolve_person(self.calendar, text, field=field)
 
     def parse_week(self, text: str, owner: Person) -> date:
         return parse_week(text, owner, self.clock)

@@ -52,9 +52,8 @@ def check_title(title: str | None, others: Sequence[Person]) -> str:
     return f"Meeting with {' and '.join(person.name for person in others)}"
 
 
-def resolve_person(calendar: Calendar, text: str, *, field: str, for_person: bool = False) -> Person:
-    """The one person `text` names, else a ToolError that lists who is known: said to the model, or with
-    `for_person` to the person at the command line (whom the model's text would call "the user")."""
+def resolve_person(calendar: Calendar, text: str, *, field: str) -> Person:
+    """The one person `text` names, else a ToolError that lists who is known."""
     matches = calendar.match(text)
     if len(matches) == 1:
         return matches[0]
@@ -70,15 +69,9 @@ def resolve_person(calendar: Calendar, text: str, *, field: str, for_person: boo
             f"Give the other person instead: one of {known or 'nobody yet'}."
         )
     if not people:
-        add = "Add them" if for_person else "Tell the user to add them"
         raise ToolError(
-            f"No one called {text!r} is in the calendar, which has no other people yet. "
-            f"{add} with `scheduler-agent calendar add-person`."
-        )
-    if for_person:
-        raise ToolError(
-            f"No one called {text!r} is in the calendar. Known people: {known}. Give one of those keys, or add "
-            "the person with `scheduler-agent calendar add-person`."
+            f"No one called {text!r} is in the calendar, which has no other people yet. Tell the user "
+            "to add them with `scheduler-agent calendar add-person`."
         )
     raise ToolError(
         f"No one called {text!r} is in the calendar. Known people: {known}. Use one of those keys; "
