@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 
+from scheduler_agent.calendar.clock import FIRST_YEAR, LAST_YEAR
 from scheduler_agent.calendar.ics.scan import IcsError, Lines, property_name
 
 _IGNORED_FOR_UID = {"DTSTAMP", "LAST-MODIFIED", "CREATED", "SEQUENCE"}
@@ -32,9 +33,9 @@ EXAMPLES = {
 }
 
 
-# The times an event may have: stored as four-digit UTC years, with room left for a day's or a zone's arithmetic.
-EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
-LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+# The times an event may have: the calendar's years (calendar/clock.py), in UTC.
+EARLIEST = datetime(FIRST_YEAR, 1, 1, tzinfo=UTC)
+LATEST = datetime(LAST_YEAR + 1, 1, 1, tzinfo=UTC)
 
 
 def outside(moment: datetime) -> bool:
