@@ -28,6 +28,12 @@ def out_of_calendar(text: str) -> str:
     return f"{text!r} is outside the calendar: give a date in the years {FIRST_YEAR} to {LAST_YEAR}"
 
 
+def on_the_clock(moment: datetime, zone: ZoneInfo) -> datetime | None:
+    """`moment` (naive) as wall-clock time in `zone`; None for a time that zone's clocks skip (daylight saving)."""
+    aware = moment.replace(tzinfo=zone)
+    return aware if aware.astimezone(UTC).astimezone(zone).replace(tzinfo=None) == moment else None
+
+
 # A pin given as a bare date (`--today 2026-08-27`) means that morning at this hour, local time.
 DEFAULT_PIN_TIME = time(9, 0)
 

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from scheduler_agent.calendar.clock import out_of_calendar, within_calendar
+from scheduler_agent.calendar.clock import on_the_clock, out_of_calendar, within_calendar
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.slots import monday_of, week_span
 from scheduler_agent.calendar.tools import CalendarTools
@@ -26,8 +26,8 @@ def _moment(text: str, field: str, zone: ZoneInfo) -> datetime:
         raise CalendarError(f"{field} {out_of_calendar(text)}")
     if moment.tzinfo is not None:
         return moment
-    aware = moment.replace(tzinfo=zone)
-    if aware.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != moment:  # as add-event's start is judged
+    aware = on_the_clock(moment, zone)
+    if aware is None:  # as add-event's start is judged
         raise CalendarError(
             f"{field} {text!r} does not exist in {zone.key}: the clocks skip that hour for daylight saving; "
             "give another time, or one with a UTC offset"

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Calendar
-from scheduler_agent.calendar.clock import Clock, out_of_calendar, within_calendar
+from scheduler_agent.calendar.clock import Clock, on_the_clock, out_of_calendar, within_calendar
 from scheduler_agent.calendar.people import names_owner
 from scheduler_agent.calendar.slots import format_day, monday_of
 from scheduler_agent.calendar.types import OWNER_KEY, Person
@@ -142,9 +142,8 @@ def parse_start(text: str, owner: Person, clock: Clock) -> datetime:
         ) from None
     if moment.tzinfo is not None:
         return moment.astimezone(UTC)
-    zone = ZoneInfo(owner.tz)
-    aware = moment.replace(tzinfo=zone)
-    if aware.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != moment:
+    aware = on_the_clock(moment, ZoneInfo(owner.tz))
+    if aware is None:
         raise ToolError(
             f"start {text!r} does not exist in {owner.tz}: the clocks skip that hour for "
             "daylight saving. Pick another time."
