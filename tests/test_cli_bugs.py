@@ -624,7 +624,7 @@ def test_an_output_in_a_missing_folder_is_refused_and_no_folder_is_made(
         ["calendar", "remove-person", "priya"],
         ["calendar", "edit-person", "priya", "--name", "P"],
         ["calendar", "add-event", "--with", "priya", "--start", "2026-08-31T10:00"],
-        ["calendar", "subscribe", "https://example.com/a.ics", "--person", "you"],
+        ["calendar", "subscribe", "http://127.0.0.1:9/a.ics", "--person", "you"],
         ["calendar", "connect", "--list"],
         ["conversations", "delete", "1"],
         ["conversations", "repair", "1"],
