@@ -13,6 +13,7 @@ from typing import Any
 
 from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import GrammarWarning, Report
+from scheduler_agent.agent.growth import SentList
 from scheduler_agent.agent.request import Request, build_request, encode, encode_text
 from scheduler_agent.agent.sizes import RequestSizes
 from scheduler_agent.agent.trim import TRIMS, estimate_tokens
@@ -33,6 +34,7 @@ class RequestBuilder:
         self.raw: tuple[int, str] | None = None  # (index, the provider's content as it arrived, as text)
         self.sizes = RequestSizes()
         self._last: tuple[JSON, int] | None = None  # the last request built and its size in bytes
+        self.sent = SentList()  # the requests' copies of the list
         self.clean = 0  # how many leading entries the last check passed with no finding (stored as a mark)
 
     def received(self, index: int, content: list[JSON]) -> None:
@@ -75,6 +77,7 @@ class RequestBuilder:
             raise GrammarError(refused, view, advice())
         if violations:
             self.report(GrammarWarning(violations))
+        self._last = None  # let go of the last request: if no one else kept it, its copy of the list is reused
         request = build_request(
             model=context.model,
             system=context.system,
@@ -82,6 +85,7 @@ class RequestBuilder:
             messages=view,
             max_tokens=context.max_tokens,
             stream=context.stream,
+            copy=self.sent.of if view is messages else list,
         )
         # a trimmed view is bounded by the budget, and its entries may be new objects: encoded whole
         if view is messages:

@@ -54,6 +54,7 @@ def run_turn(
         request = build(messages)
         report(RequestSent(iteration, request))
         reply = send(request)
+        del request  # sent: the loop keeps no request (a session's next one may then reuse its list: growth.py)
         verdict = judge(reply, known_calls.of(messages))
         if not verdict.usable:  # kept beside the list, never in it: the list stays valid to send again
             report(ReplySetAside(iteration, reply, verdict.fit, verdict.problems))

@@ -22,8 +22,13 @@ def build_request(
     messages: Sequence[JSON],
     max_tokens: int = DEFAULT_MAX_TOKENS,
     stream: bool = False,
+    copy: Callable[[Sequence[JSON]], list[JSON]] = list,
 ) -> JSON:
     """The whole body of one `POST /v1/messages`.
+
+    The body holds its own list of `messages`' entries, made by `copy`: whoever keeps the body keeps the
+    array as it was sent, as the loop goes on appending to its own list. A session passes a copy that is
+    brought up to date in place when no one kept the last one (agent/growth.py, `SentList`).
 
     Prompt caching uses one top-level `cache_control` (the API's automatic mode, which
     marks the last cacheable block), so `messages` is exactly the stored list, unmarked.
@@ -31,7 +36,7 @@ def build_request(
     """
     request: JSON = {
         "max_tokens": max_tokens,
-        "messages": list(messages),
+        "messages": copy(messages),
         "model": model,
         "cache_control": {"type": "ephemeral"},
     }
