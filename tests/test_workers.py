@@ -139,6 +139,32 @@ def test_a_live_lease_is_not_taken_and_a_dead_local_process_s_lease_is(store: Lo
     assert taken.claims == 3
 
 
+def test_a_lease_renewed_between_the_look_and_the_claim_is_left_to_its_holder(
+    store: Location, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claim saw the lease lapsed, and its holder renewed it just then (a late renewal): the claim leaves it,
+    instead of raising ConversationBusy out of the worker's slot (which then died with a traceback)."""
+    cid = submit(store, 0)
+    conn = db.open_db(store)
+    late = lease.Holder("another-machine#0", 4242, lease_seconds=0.05)
+    assert queue.claim(conn, late) is not None
+    threading.Event().wait(0.1)  # lapsed: the claim's look finds it
+    seen = queue.lapsed
+
+    def renewed_meanwhile(holder: lease.Holder, expires: str) -> bool:
+        # the holder's renewal, committed on PostgreSQL between the claim's statements (READ COMMITTED sees it
+        # there; SQLite's claim holds the write lock, so there it is made on the claim's own connection)
+        assert lease.renew(conn, cid, late, seconds=60)
+        return True  # what the claim saw a moment before
+
+    monkeypatch.setattr(queue, "lapsed", renewed_meanwhile)
+    assert queue.claim(conn, queue.worker_holder(0, 1, 30.0)) is None
+    held = lease.current(conn, cid)
+    assert held is not None and held.holder == late
+    monkeypatch.setattr(queue, "lapsed", seen)
+    assert conn.execute("SELECT claims FROM work_queue WHERE conversation_id = ?", (cid,)).fetchone()[0] == 1
+
+
 def test_a_booking_waits_for_approve_and_the_next_worker_goes_on(store: Location, server: ScriptedServer) -> None:
     cid = submit(store, 1, yes=False)
     said = run_worker(store, server, concurrency=1)

@@ -136,7 +136,10 @@ def claim(conn: Connection, holder: lease.Holder) -> Claim | None:
         for cid, text, base, approved, claims, host, pid, expires in rows:
             if host is not None and not lapsed(lease.Holder(host, int(pid)), expires):
                 continue
-            lease.claim(conn, cid, holder)
+            try:
+                lease.claim(conn, cid, holder)
+            except lease.ConversationBusy:  # its holder renewed it since the look above: it holds after all
+                continue
             conn.execute(
                 "UPDATE work_queue SET claims = claims + 1, claimed_at = coalesce(claimed_at, ?)"
                 " WHERE conversation_id = ?",
