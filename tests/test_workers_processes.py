@@ -178,3 +178,34 @@ def test_sigterm_finishes_the_round_stores_it_and_releases_the_turn(store: Locat
         assert code == 0, err
     conn = assert_all_booked_once(store, [cid])
     assert conversations.load(conn, cid)[0].counters["restarts"] == 1
+
+
+def test_a_worker_whose_database_connections_are_dropped_connects_again_and_finishes_every_turn(
+    pg_url: str, server: ScriptedServer
+) -> None:
+    """PostgreSQL drops every connection of the database while turns run (as a restart does): each slot and the
+    renewer say so in a line, connect again, and the interrupted turns are resumed at once, each slot booked once."""
+    import psycopg
+
+    from scheduler_agent.calendar.fixtures import seed_demo
+
+    conn = db.open_db(pg_url)
+    seed_demo(conn)
+    conn.close()
+    ids = submit_all(pg_url, 6)
+    running = worker(pg_url, server, "--concurrency", "2", "--lease", "30", "--drain")
+    until(lambda: len(holders(pg_url)) == 2, "both slots run a turn")
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        dropped = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert dropped is not None and dropped[0] >= 3  # two slots and the renewer, and the slots' LISTEN connections
+    code, err = finish(running)
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert err.count("lost the database") >= 2 and "slot 0 connected again" in err and "slot 1 connected again" in err
+    assert "6 turn(s) taken up here" in err
+    conn = assert_all_booked_once(pg_url, ids)
+    resumed = [cid for cid in ids if conversations.load(conn, cid)[0].counters["restarts"] > 0]
+    assert resumed  # the interrupted turns went on from their stored lists, not from the start

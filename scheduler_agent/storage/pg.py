@@ -168,6 +168,11 @@ class PgConnection:
         raw.adapters.register_loader("numeric", _NumberFromNumeric)
 
     @property
+    def lost(self) -> bool:
+        """The connection to the server is gone (the server restarted, the network dropped it): open a new one."""
+        return bool(self.raw.broken or self.raw.closed)
+
+    @property
     def in_transaction(self) -> bool:
         return self.raw.info.transaction_status != TransactionStatus.IDLE
 

@@ -33,6 +33,10 @@ class Polling:
     def close(self) -> None:
         """Nothing to let go of when polling."""
 
+    def lost(self) -> bool:
+        """Whether what it listens on is gone (never, when polling)."""
+        return False
+
 
 class Listening(Polling):
     """LISTEN on a PostgreSQL connection of its own: a NOTIFY ends the wait at once."""
@@ -52,3 +56,6 @@ class Listening(Polling):
 
     def close(self) -> None:
         self.conn.close()
+
+    def lost(self) -> bool:
+        return self.conn.lost

@@ -35,6 +35,7 @@ from scheduler_agent.workers.wake import Polling
 
 DEFAULT_LEASE_SECONDS = 30.0
 POLL_FIRST, POLL_MAX = 0.05, 1.0  # seconds: an idle slot looks again after this, doubling up to the max
+RECONNECT_FIRST, RECONNECT_MAX = 0.5, 30.0  # seconds: a slot that lost the database tries again after this, doubling
 
 
 class StopAfterRound(BaseException):
@@ -54,6 +55,7 @@ class Slot:
     number: int
     holder: lease.Holder
     cid: int | None = None  # the conversation it runs now
+    last: int | None = None  # the conversation it took up last (its lease is given up if the database is lost)
 
 
 class Worker:
@@ -101,24 +103,56 @@ class Worker:
         conn = self.connect()
         wake = self.wake()
         send = self.make_send()
-        delay = POLL_FIRST
+        delay: float | None = POLL_FIRST
         try:
             while not self.stopping.is_set():
-                claimed = queue.claim(conn, slot.holder)
-                if claimed is None:
-                    if self.config.drain and queue.queued(conn) == 0:
-                        return
-                    delay = POLL_FIRST if wake.wait(self.stopping, delay) else min(delay * 2, POLL_MAX)
-                    continue
-                delay = POLL_FIRST
-                slot.cid = claimed.cid
                 try:
-                    self._run(conn, send, slot, claimed)
-                finally:
-                    slot.cid = None
+                    delay = self._next(conn, wake, send, slot, delay or POLL_FIRST)
+                except Exception as exc:
+                    if not (_lost(conn) or wake.lost()):
+                        raise
+                    wake.close()
+                    conn.close()
+                    again = self._reconnected(slot, exc)
+                    if again is None:
+                        return
+                    conn, wake = again
+                    delay = POLL_FIRST
+                if delay is None:
+                    return
         finally:
             wake.close()
             conn.close()
+
+    def _next(self, conn: Connection, wake: Polling, send: Send, slot: Slot, delay: float) -> float | None:
+        """Take up the next queued turn and run it, or wait for one; the next wait (None: drained, stop)."""
+        claimed = queue.claim(conn, slot.holder)
+        if claimed is None:
+            if self.config.drain and queue.queued(conn) == 0:
+                return None
+            return POLL_FIRST if wake.wait(self.stopping, delay) else min(delay * 2, POLL_MAX)
+        slot.cid = slot.last = claimed.cid
+        try:
+            self._run(conn, send, slot, claimed)
+        finally:
+            slot.cid = None
+        return POLL_FIRST
+
+    def _reconnected(self, slot: Slot, exc: Exception) -> tuple[Connection, Polling] | None:
+        """The database went away under the slot (a server restart, a dropped connection): connect again, and
+        give up the lease on the turn it was running, so that the next claim (here or in another worker) takes it
+        up at once and resumes it, as after a crash. Waits, doubling, while the database cannot be reached;
+        None if the worker is told to stop meanwhile."""
+        self.say(f"worker: slot {slot.number} lost the database ({_line(exc)}); connecting again")
+        wait, conn = RECONNECT_FIRST, None
+        while conn is None:
+            if self.stopping.wait(wait):
+                return None
+            conn = self._connected_again(f"slot {slot.number}")
+            wait = min(wait * 2, RECONNECT_MAX)
+        if slot.last is not None:
+            lease.release(conn, slot.last, slot.holder)
+        return conn, self.wake()
 
     def _run(self, conn: Connection, send: Send, slot: Slot, claimed: queue.Claim) -> None:
         cid = claimed.cid
@@ -150,9 +184,13 @@ class Worker:
             self.say(f"worker: conversation {cid} left to the worker that took it over ({lost})")
             return
         except AgentError as exc:
+            if _lost(conn):  # the database went away: not the turn's failure; `_slot` connects again
+                raise
             if queue.fail(conn, cid, slot.holder, str(exc), exc.exit_code):
                 self.say(f"worker: conversation {cid} failed: {exc}")
         except Exception as exc:  # a bug: say so, keep the traceback for the report, and go on with the next turn
+            if _lost(conn):
+                raise
             statement = f"internal error ({type(exc).__name__}: {exc}); this is a bug in scheduler-agent"
             self.say(f"worker: conversation {cid}: {statement}\n{traceback.format_exc()}")
             queue.fail(conn, cid, slot.holder, statement, 70)
@@ -166,17 +204,49 @@ class Worker:
 
     def _renew_all(self, done: threading.Event) -> None:
         """Push every held lease on, a third of its length at a time, on a connection of its own."""
-        conn = self.connect()
+        conn: Connection | None = self.connect()
         try:
             while not done.wait(self.config.lease_seconds / 3):
-                for slot in self.slots:
-                    cid = slot.cid
-                    if cid is None or lease.renew(conn, cid, slot.holder) or slot.cid != cid:
-                        continue  # renewed, or the turn ended (and was released) meanwhile
-                    if queue.status(conn, cid).state == "queued":
-                        self.say(f"worker: the lease on conversation {cid} was lost; its slot stops at its next step")
+                if conn is None:  # the database went away: try again at each renewal until it is back
+                    conn = self._connected_again("the lease renewer")
+                    continue
+                try:
+                    self._renew(conn)
+                except Exception as exc:
+                    if not _lost(conn):
+                        raise
+                    self.say(f"worker: the lease renewer lost the database ({_line(exc)}); connecting again")
+                    conn.close()
+                    conn = None
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
+
+    def _renew(self, conn: Connection) -> None:
+        for slot in self.slots:
+            cid = slot.cid
+            if cid is None or lease.renew(conn, cid, slot.holder) or slot.cid != cid:
+                continue  # renewed, or the turn ended (and was released) meanwhile
+            if queue.status(conn, cid).state == "queued":
+                self.say(f"worker: the lease on conversation {cid} was lost; its slot stops at its next step")
+
+    def _connected_again(self, who: str) -> Connection | None:
+        try:
+            conn = self.connect()
+        except Exception as exc:
+            self.say(f"worker: {who}: the database is still unreachable ({_line(exc)})")
+            return None
+        self.say(f"worker: {who} connected again")
+        return conn
+
+
+def _lost(conn: Connection) -> bool:
+    """Whether `conn` is a connection to a server that is gone (PostgreSQL's; a SQLite file is never lost so)."""
+    return bool(getattr(conn, "lost", False))
+
+
+def _line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 class _Listener:
