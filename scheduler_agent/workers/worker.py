@@ -231,6 +231,7 @@ class Worker:
                 self.say(f"worker: the lease on conversation {cid} was lost; its slot stops at its next step")
 
     def _connected_again(self, who: str) -> Connection | None:
+        """A new connection for `who` (a slot, the renewer), or None, said in a line, while the database is away."""
         try:
             conn = self.connect()
         except Exception as exc:
