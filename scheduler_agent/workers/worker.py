@@ -85,7 +85,7 @@ class Worker:
     def run(self) -> int:
         """Run until stopped (or, with `drain`, until nothing is queued); the number of turns finished here."""
         renewing = threading.Event()
-        renewer = threading.Thread(target=self._renew_all, args=(renewing,), name="lease-renewer", daemon=True)
+        renewer = threading.Thread(target=_Renewer(self), args=(renewing,), name="lease-renewer", daemon=True)
         renewer.start()
         threads = [threading.Thread(target=self._slot, args=(s,), name=f"slot-{s.number}") for s in self.slots]
         for thread in threads:
@@ -148,7 +148,7 @@ class Worker:
         while conn is None:
             if self.stopping.wait(wait):
                 return None
-            conn = self._connected_again(f"slot {slot.number}")
+            conn = _connected_again(self, f"slot {slot.number}")
             wait = min(wait * 2, RECONNECT_MAX)
         if slot.last is not None:
             lease.release(conn, slot.last, slot.holder)
@@ -200,22 +200,28 @@ class Worker:
         with self._lock:
             self.finished += 1
 
-    # --- leases ------------------------------------------------------------------------------
 
-    def _renew_all(self, done: threading.Event) -> None:
-        """Push every held lease on, a third of its length at a time, on a connection of its own."""
-        conn: Connection | None = self.connect()
+class _Renewer:
+    """The worker's lease renewer: pushes every held lease on, a third of its length at a time, on a connection of
+    its own (a thread of the worker's)."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+
+    def __call__(self, done: threading.Event) -> None:
+        worker = self.worker
+        conn: Connection | None = worker.connect()
         try:
-            while not done.wait(self.config.lease_seconds / 3):
+            while not done.wait(worker.config.lease_seconds / 3):
                 if conn is None:  # the database went away: try again at each renewal until it is back
-                    conn = self._connected_again("the lease renewer")
+                    conn = _connected_again(worker, "the lease renewer")
                     continue
                 try:
                     self._renew(conn)
                 except Exception as exc:
                     if not _lost(conn):
                         raise
-                    self.say(f"worker: the lease renewer lost the database ({_line(exc)}); connecting again")
+                    worker.say(f"worker: the lease renewer lost the database ({_line(exc)}); connecting again")
                     conn.close()
                     conn = None
         finally:
@@ -223,22 +229,23 @@ class Worker:
                 conn.close()
 
     def _renew(self, conn: Connection) -> None:
-        for slot in self.slots:
+        for slot in self.worker.slots:
             cid = slot.cid
             if cid is None or lease.renew(conn, cid, slot.holder) or slot.cid != cid:
                 continue  # renewed, or the turn ended (and was released) meanwhile
             if queue.status(conn, cid).state == "queued":
-                self.say(f"worker: the lease on conversation {cid} was lost; its slot stops at its next step")
+                self.worker.say(f"worker: the lease on conversation {cid} was lost; its slot stops at its next step")
 
-    def _connected_again(self, who: str) -> Connection | None:
-        """A new connection for `who` (a slot, the renewer), or None, said in a line, while the database is away."""
-        try:
-            conn = self.connect()
-        except Exception as exc:
-            self.say(f"worker: {who}: the database is still unreachable ({_line(exc)})")
-            return None
-        self.say(f"worker: {who} connected again")
-        return conn
+
+def _connected_again(worker: Worker, who: str) -> Connection | None:
+    """A new connection for `who` (a slot, the renewer), or None, said in a line, while the database is away."""
+    try:
+        conn = worker.connect()
+    except Exception as exc:
+        worker.say(f"worker: {who}: the database is still unreachable ({_line(exc)})")
+        return None
+    worker.say(f"worker: {who} connected again")
+    return conn
 
 
 def _lost(conn: Connection) -> bool:
