@@ -19,8 +19,8 @@ from scheduler_agent.cli.calendar import examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import db_option, default_db_path
-from scheduler_agent.storage.db import Connection, Location
+from scheduler_agent.cli.options import db_option
+from scheduler_agent.storage.db import Connection, Location, in_use
 from scheduler_agent.storage.dialect import mask
 
 
@@ -148,7 +148,7 @@ def backends_command(db: Location | None) -> None:
         conn = existing(db)
         try:
             events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-            click.echo(f"local   SQLite calendar {mask(str(db or default_db_path()))}: {events} event(s)")
+            click.echo(f"local   SQLite calendar {mask(str(in_use(db)))}: {events} event(s)")
             connection = cc.load_connection(conn)
             if connection is None:
                 click.echo("caldav  not connected (the agent books on the local calendar)")

@@ -11,8 +11,8 @@ import click
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import command, group
 from scheduler_agent.cli.edge import damaged, is_damaged, person_facing
-from scheduler_agent.cli.options import db_option, default_db_path
-from scheduler_agent.storage.db import Connection, Location, missing, open_db
+from scheduler_agent.cli.options import db_option
+from scheduler_agent.storage.db import Connection, Location, in_use, missing, open_db
 from scheduler_agent.storage.dialect import mask
 
 __all__ = ["connect", "existing", "mask", "path_command"]
@@ -31,7 +31,7 @@ db_app = group(
 
 def connect(db: Location | None) -> Connection:
     """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
-    path = db if db is not None else default_db_path()
+    path = in_use(db)
     try:
         return open_db(path)
     except (sqlite3.Error, OSError) as exc:
@@ -62,4 +62,4 @@ def existing(db: Location | None) -> Connection:
 @person_facing()
 def path_command(db: Location | None) -> None:
     """Print the database file the commands use (--db, SCHEDULER_AGENT_DB, or the default)."""
-    click.echo(mask(str(db if db is not None else default_db_path())))
+    click.echo(mask(str(in_use(db))))

@@ -19,7 +19,7 @@ from typing import NoReturn
 import click
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.storage.db import data_dir, default_db_path
+from scheduler_agent.storage.db import data_dir, in_use
 from scheduler_agent.storage.files import make_data_folder
 
 DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
@@ -95,8 +95,7 @@ def command_database() -> object | None:
     ctx = click.get_current_context(silent=True)
     if ctx is None:
         return None
-    given = ctx.params.get("db")
-    return given if given is not None else default_db_path()
+    return in_use(ctx.params.get("db"))
 
 
 def is_tool_error(exc: BaseException) -> bool:

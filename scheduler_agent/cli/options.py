@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from scheduler_agent.storage.db import Location, default_db_path
+from scheduler_agent.storage.db import Location, default_db_path, in_use
 from scheduler_agent.storage.dialect import is_url
 
 __all__ = ["OUTPUT", "SOURCE", "check_outputs", "default_db_path", "refuse_overwriting"]
@@ -160,7 +160,7 @@ def _files(ctx: click.Context) -> Iterator[tuple[click.Parameter, str, Path]]:
         value = ctx.params.get(param.name or "")
         hint = _named(param)
         if isinstance(param.type, DbLocation):
-            db = value if value is not None else default_db_path()
+            db = in_use(value)
             if isinstance(db, Path):
                 yield param, "the database in use", db
         elif value is None:

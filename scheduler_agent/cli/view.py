@@ -17,8 +17,8 @@ from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import ID, OUTPUT, SOURCE, db_option, default_db_path, refuse_overwriting
-from scheduler_agent.storage.db import Location
+from scheduler_agent.cli.options import ID, OUTPUT, SOURCE, db_option, refuse_overwriting
+from scheduler_agent.storage.db import Location, in_use
 
 if TYPE_CHECKING:
     from scheduler_agent.view.trace import Trace
@@ -51,7 +51,7 @@ def cassette_page(cassette: Path, html: Path) -> None:
 def conversation_trace(db: Location | None, cid: int) -> Trace:
     from scheduler_agent.view.sources import from_conversation
 
-    path = db if db is not None else default_db_path()
+    path = in_use(db)
     if isinstance(path, Path) and not path.is_file():
         raise AgentError(f"No database at {path}: give the file that holds conversation {cid} with --db")
     return from_conversation(connect(path), cid)
@@ -92,7 +92,7 @@ def view_command(source: str, output: Path | None, open_page: bool, db: Location
             "a cassette (.yaml) or a --dump-array-file"
         )
     if output is None:  # the default name, checked as -o is: `view x.html` of a dump named x.html keeps it
-        database = db if db is not None else default_db_path()
+        database = in_use(db)
         others = {"the input SOURCE": path} | ({"the database in use": database} if isinstance(database, Path) else {})
         refuse_overwriting(default, "-o", others)
     written = write_page(trace, output or default)

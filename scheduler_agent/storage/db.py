@@ -80,10 +80,14 @@ def connect_url(url: str) -> Connection:
     return conn
 
 
+def in_use(db: Location | None) -> Location:
+    """The database a command uses: `db` as given (--db, SCHEDULER_AGENT_DB), or the default file when None."""
+    return default_db_path() if db is None else db
+
+
 def open_db(db: Location | None) -> Connection:
     """`connect` to `db` (a file, or a `postgresql://` URL), or to the default file when None."""
-    if db is None:
-        return connect(default_db_path())
+    db = in_use(db)
     if isinstance(db, str) and is_url(db):
         return connect_url(db)
     return connect(Path(db))
