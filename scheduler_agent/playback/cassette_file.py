@@ -85,10 +85,15 @@ def _header_lines(setup: JSON) -> list[str]:
     return lines
 
 
+def no_cassette(path: Path) -> CassetteError:
+    """For a cassette path that is not a file: a folder given by mistake, or nothing there."""
+    return CassetteError(f"{path} is a folder, not a cassette" if path.is_dir() else f"No cassette at {path}")
+
+
 def read_setup(path: Path) -> JSON:
     """The setup a cassette carries (clock, calendar, inputs, options, kind), without replaying it."""
     if not path.is_file():
-        raise CassetteError(f"{path} is a folder, not a cassette" if path.is_dir() else f"No cassette at {path}")
+        raise no_cassette(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

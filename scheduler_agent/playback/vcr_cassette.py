@@ -24,7 +24,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from scheduler_agent.agent.errors import CassetteError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.jsondiff import first_difference
-from scheduler_agent.playback.cassette_file import METADATA_KEY, ReadableYaml
+from scheduler_agent.playback.cassette_file import METADATA_KEY, ReadableYaml, no_cassette
 from scheduler_agent.storage.files import create_private, require_folder
 
 API_URI = "https://api.anthropic.com/v1/messages"
@@ -129,7 +129,7 @@ class Replay:
 def replaying(path: Path) -> Iterator[Replay]:
     """Replay only: a request that matches no recorded interaction raises; nothing reaches the network."""
     if not path.is_file():
-        raise CassetteError(f"{path} is a folder, not a cassette" if path.is_dir() else f"No cassette at {path}")
+        raise no_cassette(path)
     with _vcr().use_cassette(str(path), record_mode="none") as cassette:
         yield Replay(cassette)
 
