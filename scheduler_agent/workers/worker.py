@@ -103,11 +103,11 @@ class Worker:
         conn = self.connect()
         wake = self.wake()
         send = self.make_send()
-        delay: float | None = POLL_FIRST
+        delay = POLL_FIRST
         try:
             while not self.stopping.is_set():
                 try:
-                    delay = self._next(conn, wake, send, slot, delay or POLL_FIRST)
+                    waited = self._next(conn, wake, send, slot, delay)
                 except Exception as exc:
                     if not (_lost(conn) or wake.lost()):
                         raise
@@ -117,9 +117,10 @@ class Worker:
                     if again is None:
                         return
                     conn, wake = again
-                    delay = POLL_FIRST
-                if delay is None:
+                    waited = POLL_FIRST
+                if waited is None:  # drained
                     return
+                delay = waited
         finally:
             wake.close()
             conn.close()
