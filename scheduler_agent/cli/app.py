@@ -9,11 +9,11 @@ Shell completion is Click's (`_SCHEDULER_AGENT_COMPLETE`), installed by `--insta
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
 from scheduler_agent.cli.core import LazyGroup, examples
+from scheduler_agent.cli.edge import Unraisable
 
 EXIT_CODES = """\b
 Exit codes:
@@ -153,19 +153,13 @@ app = LazyGroup(
 )
 
 
-def _quiet_sdk_finalisers(unraisable: Any) -> None:
-    """An SDK client cut short by Ctrl-C while it was being built fails again in its `__del__` at exit
-    (`'SyncHttpxClientWrapper' object has no attribute '_state'`): that says nothing to a person."""
-    where = getattr(unraisable.object, "__module__", "") or ""
-    if where.startswith(("anthropic", "httpx")) or isinstance(unraisable.exc_value, KeyboardInterrupt):
-        return
-    sys.__unraisablehook__(unraisable)
-
-
 def main() -> None:
-    sys.unraisablehook = _quiet_sdk_finalisers
+    unraisable = Unraisable()
+    sys.unraisablehook = unraisable
     try:
         app(prog_name="scheduler-agent")
     except KeyboardInterrupt:  # outside any command's own edge: while Click parses, or at exit
         sys.stderr.write("\nInterrupted.\n")
         raise SystemExit(130) from None
+    finally:
+        unraisable.running = False  # a Ctrl-C from here on is one at exit: it is let go

@@ -9,12 +9,15 @@ its exit code. Anything else is a bug: it gets one line saying so, and its trace
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -46,7 +49,9 @@ def person_facing() -> Iterator[None]:
     except BrokenPipeError:  # the reader of our output went away (`| head -1`): normal, and nothing to say
         closed_pipe()
     except Exception as exc:
-        if is_tool_error(exc):
+        if came_from_ctrl_c(exc):  # e.g. Python's "Error calling __set_name__", when the Ctrl-C landed in a class body
+            fail("Interrupted.", 130)
+        elif is_tool_error(exc):
             fail(str(exc), 1)
         elif is_damaged(exc):  # wherever it surfaced: opening, reading half a week, writing
             fail(damaged(exc, command_database()), 1)
@@ -60,6 +65,37 @@ def person_facing() -> Iterator[None]:
             f"with the traceback in {where} ({DEBUG_VARIABLE}=1 prints it instead)",
             1,
         )
+
+
+class Unraisable:
+    """`sys.unraisablehook`: what Python could not raise (in a `__del__` or a weakref callback), for a person.
+
+    A Ctrl-C whose KeyboardInterrupt landed in one (the import system's callback for a module lock, say)
+    would be lost, and the program would go on as if no key was pressed. While the program runs, SIGINT is
+    sent to the main thread again, a moment later, so that the program's own handling of Ctrl-C meets it:
+    sent at once, it would land in this hook, where Python cannot raise it either.
+
+    An SDK client cut short by Ctrl-C while it was being built fails again in its `__del__` at exit
+    (`'SyncHttpxClientWrapper' object has no attribute '_state'`): that says nothing to a person."""
+
+    AGAIN_AFTER = 0.02  # seconds: long enough for the main thread to be out of the finaliser
+
+    def __init__(self) -> None:
+        self.running = True
+
+    def __call__(self, unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            if self.running:
+                threading.Thread(target=self._again, args=(threading.main_thread(),), daemon=True).start()
+            return
+        where = getattr(unraisable.object, "__module__", "") or ""
+        if not where.startswith(("anthropic", "httpx")):
+            sys.__unraisablehook__(unraisable)
+
+    def _again(self, main: threading.Thread) -> None:
+        time.sleep(self.AGAIN_AFTER)
+        if self.running and main.ident is not None:
+            signal.pthread_kill(main.ident, signal.SIGINT)  # wakes a main thread waiting in a system call
 
 
 def closed_pipe() -> NoReturn:
@@ -96,6 +132,20 @@ def command_database() -> object | None:
     if ctx is None:
         return None
     return in_use(ctx.params.get("db"))
+
+
+def came_from_ctrl_c(exc: BaseException) -> bool:
+    """A KeyboardInterrupt that code in between re-raised as another exception (`raise ... from`): still a Ctrl-C.
+
+    Only a stated cause counts: an error raised while a Ctrl-C was being handled is a bug of its own."""
+    cause: BaseException | None = exc
+    for _ in range(100):  # a chain long enough to be a loop is not worth following
+        if cause is None:
+            return False
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        cause = cause.__cause__
+    return False
 
 
 def is_tool_error(exc: BaseException) -> bool:
