@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -81,3 +82,29 @@ def test_a_ctrl_c_that_python_re_raised_as_another_error_is_still_an_interruptio
     result = CliRunner().invoke(loading, [], env={"SCHEDULER_AGENT_DEBUG": "0", "XDG_DATA_HOME": str(tmp_path)})
     assert (result.exit_code, result.stderr) == (130, "Error: Interrupted.\n")
     assert not (tmp_path / "scheduler-agent" / "last-error.txt").exists()  # no traceback saved for a bug
+
+
+def test_a_ctrl_c_while_click_parses_and_imports_the_command_is_exit_130_as_anywhere_else(tmp_path: Path) -> None:
+    """Click's standalone mode would say "Aborted!" and exit 1; the exit codes' table says 130."""
+    script = textwrap.dedent(
+        """
+        import importlib, sys
+        from scheduler_agent.cli import main
+
+        real = importlib.import_module
+
+        def import_module(name, *args):
+            if name == "scheduler_agent.cli.live":  # `chat`, imported by the group when it is asked for
+                raise KeyboardInterrupt  # where the signal's handler would raise it
+            return real(name, *args)
+
+        importlib.import_module = import_module
+        sys.argv = ["scheduler-agent", "chat", "--db", sys.argv[1]]
+        main()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "cal.db")], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr, done.stdout) == (130, "\nInterrupted.\n", "")
+    assert not (tmp_path / "cal.db").exists()  # nothing was started

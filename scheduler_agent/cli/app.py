@@ -156,10 +156,17 @@ app = LazyGroup(
 def main() -> None:
     unraisable = Unraisable()
     sys.unraisablehook = unraisable
-    try:
-        app(prog_name="scheduler-agent")
-    except KeyboardInterrupt:  # outside any command's own edge: while Click parses, or at exit
+    try:  # not Click's standalone mode, whose Ctrl-C while it parses is "Aborted!" and exit 1
+        code = app.main(prog_name="scheduler-agent", standalone_mode=False)
+    except click.ClickException as exc:  # a usage error: Click's message and code, as in standalone mode
+        exc.show()
+        code = exc.exit_code
+    except click.Abort:  # Click's name for a Ctrl-C while it parses (it has ended the line): the one way here
+        sys.stderr.write("Interrupted.\n")
+        code = 130
+    except KeyboardInterrupt:  # outside any command's own edge and outside Click's: at exit
         sys.stderr.write("\nInterrupted.\n")
-        raise SystemExit(130) from None
+        code = 130
     finally:
         unraisable.running = False  # a Ctrl-C from here on is one at exit: it is let go
+    raise SystemExit(code if isinstance(code, int) else 0)
