@@ -3,6 +3,7 @@ moves and cancellations with If-Match, and what every fault turns into."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from scheduler_agent.calendar.caldav_connect import (
 from scheduler_agent.calendar.caldav_ics import Attendee, booking_ics, booking_uid
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.people import add_person, set_owner
+from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.storage.db import connect
 from scheduler_agent.testing.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 
@@ -447,5 +449,66 @@ def test_server_errors_and_malformed_answers(
         calendar = CalDAVCalendar(conn, Connection(url, OWNER_USER, url + "work/", "Work", "env:X"), "pw")
         with pytest.raises(CalDAVError, match=expected):
             calendar.events(TUESDAY_10, TUESDAY_10 + HALF_HOUR)
+    finally:
+        server.shutdown()
+
+
+# A server without expand support answers the time-range query with each series as it is stored, and the
+# caldav library expands it on our side with recurring-ical-events, which walks for ever on INTERVAL=0
+# (Radicale itself loops on such an event: that case is its 10-second request deadline, above).
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("RRULE:FREQ=WEEKLY;INTERVAL=0", r"INTERVAL=0: RFC 5545 says it is a positive whole number"),
+        ("RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30", r"gives no date at all"),
+        ("RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20271231T235959Z", None),  # a good one is still expanded here
+    ],
+)
+def test_a_series_the_library_would_expand_for_ever_is_refused_by_name_not_a_hang(
+    tmp_path: Path, radicale: RadicaleServer, rule: str, expected: str | None
+) -> None:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    first = TUESDAY_10 - timedelta(weeks=5)
+    data = vevent("stored-as-is", "Team sync", first, first + HALF_HOUR, rule).replace("\r\n", "&#13;\n")
+    body = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">'
+        '<D:response><D:href>/work/stored-as-is.ics</D:href><D:propstat><D:prop><D:getetag>"1"</D:getetag>'
+        f"<C:calendar-data>{data}</C:calendar-data></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+        "</D:response></D:multistatus>"
+    ).encode()
+
+    class WithoutExpand(BaseHTTPRequestHandler):
+        def do_REPORT(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(207)
+            self.send_header("Content-Type", "application/xml; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    conn = calendar_db(tmp_path, radicale)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), WithoutExpand)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        calendar = CalDAVCalendar(conn, Connection(url, OWNER_USER, url + "work/", "Work", "env:X"), "pw")
+        week = (TUESDAY_10 - timedelta(days=1), TUESDAY_10 + timedelta(days=6))
+        if expected is None:
+            assert [(e.event.title, e.event.start, e.event.recurring) for e in calendar.events(*week)] == [
+                ("Team sync", TUESDAY_10, True)
+            ]
+            return
+        with pytest.raises(CalendarError) as refused:
+            calendar.events(*week)
+        assert re.search(
+            r"the event 'Team sync' \(UID stored-as-is\) repeats by a rule that cannot be expanded", str(refused.value)
+        )
+        assert re.search(expected, str(refused.value))
+        assert "Mend its repeat rule in the calendar app that made it, or delete it" in str(refused.value)
     finally:
         server.shutdown()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 from zoneinfo import ZoneInfo
@@ -29,6 +30,7 @@ from scheduler_agent.calendar.caldav_ics import Occurrence, parse_freebusy, read
 from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.people import get_owner, list_people
+from scheduler_agent.calendar.recurrence import check_expandable
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
@@ -142,7 +144,7 @@ class CalDAVReader:
     ) -> list[tuple[str, Occurrence]]:
         """A time-range calendar-query for VEVENTs, expanded; (href, occurrence) pairs overlapping the range."""
         with self.errors(url, doing):
-            objects: Any = self.calendar(url).search(start=start, end=end, event=True, expand=True)
+            objects: Any = _checked_searcher()(event=True, start=start, end=end, expand=True).search(self.calendar(url))
             found = []
             for item in objects:
                 href = str(item.url)
@@ -201,6 +203,40 @@ class CalDAVReader:
 CALDAV_ID_BASE = 1_000_000
 """Events of a CalDAV server get local ids above this one, so that they never share an id with an event of
 the local calendar (a person's imported busy time), which the tools may show beside them."""
+
+
+@lru_cache(maxsize=1)
+def _checked_searcher() -> type:
+    """caldav's searcher, checking each repeating event's RRULE before the library expands it on our side.
+
+    An event another client wrote with INTERVAL=0 (or a rule no date fits) would keep `recurring-ical-events`
+    walking for ever, and the tool call with it: it is refused instead, with what to mend, and nothing is read."""
+    from caldav.search import CalDAVSearcher
+
+    class Checked(CalDAVSearcher):
+        def check_component(self, component: Any, *args: Any, **kwargs: Any) -> Any:
+            refuse_unexpandable(getattr(component, "icalendar_instance", component))
+            return super().check_component(component, *args, **kwargs)
+
+    return Checked
+
+
+def refuse_unexpandable(calendar: Any) -> None:
+    """CalendarError naming the event when one of `calendar`'s VEVENTs repeats by a rule that cannot be expanded."""
+    for vevent in calendar.walk("VEVENT"):
+        found = vevent.get("RRULE")
+        start = vevent.get("DTSTART")
+        for rule in found if isinstance(found, list) else [found]:
+            if rule is None or start is None:
+                continue
+            try:
+                check_expandable(rule.to_ical().decode(), start.dt)
+            except CalendarError as exc:
+                title = " ".join(str(vevent.get("SUMMARY", "")).split()) or "(no title)"
+                raise CalendarError(
+                    f"the event {title!r} (UID {vevent.get('UID', '?')}) repeats by a rule that cannot be expanded: "
+                    f"{exc}. Mend its repeat rule in the calendar app that made it, or delete it; nothing was read"
+                ) from None
 
 
 def local_id(conn: db.Connection, href: str, uid: str, tool_use_id: str | None = None) -> int:

@@ -30,6 +30,7 @@ __all__ = [
     "CalendarError",
     "Occurrence",
     "TooManyOccurrences",
+    "check_expandable",
     "check_rule",
     "expand",
     "occurrences",
@@ -77,6 +78,16 @@ def check_rule(recurrence: Recurrence, start: datetime, tz: str | None) -> None:
             f"RRULE {rule!r} is not a recurrence rule dateutil can read ({exc or type(exc).__name__}): "
             "write it as RFC 5545 says, e.g. FREQ=WEEKLY;BYDAY=MO;UNTIL=20261231T235959Z"
         ) from None
+
+
+def check_expandable(rule: str, start: date | datetime) -> None:
+    """Raise CalendarError for a rule written elsewhere (an event a CalDAV server holds) that would keep the
+    library expanding for ever or for minutes: INTERVAL=0, a value out of RFC 5545's range, a rule no date
+    fits, one finer than hourly. What only concerns how it ends (UNTIL, COUNT) is left to the library."""
+    _check_parts(rule)  # COUNT=0 among them
+    bare = ";".join(part for part in rule.split(";") if part.split("=", 1)[0].upper() not in ("UNTIL", "COUNT"))
+    moment = start if isinstance(start, datetime) else datetime.combine(start, time(0))
+    check_rule(Recurrence(rule=bare), moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC), None)
 
 
 # RFC 5545 3.3.10: each BYxxx part's values, as (lowest, highest) magnitudes and whether a sign is allowed.
