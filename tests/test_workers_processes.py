@@ -209,3 +209,45 @@ def test_a_worker_whose_database_connections_are_dropped_connects_again_and_fini
     conn = assert_all_booked_once(pg_url, ids)
     resumed = [cid for cid in ids if conversations.load(conn, cid)[0].counters["restarts"] > 0]
     assert resumed  # the interrupted turns went on from their stored lists, not from the start
+
+
+def test_a_worker_whose_database_keeps_dropping_it_for_seconds_still_finishes_every_turn(
+    pg_url: str, server: ScriptedServer
+) -> None:
+    """A database that drops every connection again and again for a few seconds (a failover, a restart loop):
+    a slot may lose it again while it is getting back (giving up its lease, opening its LISTEN connection);
+    it waits and tries again, and every turn still ends booked once."""
+    import threading
+
+    import psycopg
+
+    from scheduler_agent.calendar.fixtures import seed_demo
+
+    conn = db.open_db(pg_url)
+    seed_demo(conn)
+    conn.close()
+    ids = submit_all(pg_url, 6)
+    running = worker(pg_url, server, "--concurrency", "2", "--lease", "30", "--drain")
+    until(lambda: len(holders(pg_url)) == 2, "both slots run a turn")
+    dropped = [0]
+
+    def flap() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            end = time.monotonic() + 4
+            while time.monotonic() < end:
+                row = admin.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                ).fetchone()
+                dropped[0] += row[0] if row else 0
+                time.sleep(0.005)
+
+    flapping = threading.Thread(target=flap)
+    flapping.start()
+    flapping.join()
+    code, err = finish(running)
+    assert code == 0, err
+    assert dropped[0] >= 6, dropped  # the slots were dropped more than once each
+    assert "Traceback" not in err and "Exception in thread" not in err, err
+    assert "6 turn(s) taken up here" in err
+    assert_all_booked_once(pg_url, ids)

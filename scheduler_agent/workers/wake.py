@@ -45,7 +45,11 @@ class Listening(Polling):
         from scheduler_agent.storage import pg
 
         self.conn = pg.connect(url)
-        self.conn.run_native(f"LISTEN {CHANNEL}")
+        try:
+            self.conn.run_native(f"LISTEN {CHANNEL}")
+        except BaseException:  # dropped between connecting and listening: not left open
+            self.conn.close()
+            raise
 
     def wait(self, stop: threading.Event, seconds: float) -> bool:
         if stop.is_set():

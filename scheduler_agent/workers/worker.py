@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sqlite3
 import threading
 import traceback
 from collections.abc import Callable
@@ -142,18 +143,34 @@ class Worker:
     def _reconnected(self, slot: Slot, exc: Exception) -> tuple[Connection, Polling] | None:
         """The database went away under the slot (a server restart, a dropped connection): connect again, and
         give up the lease on the turn it was running, so that the next claim (here or in another worker) takes it
-        up at once and resumes it, as after a crash. Waits, doubling, while the database cannot be reached;
-        None if the worker is told to stop meanwhile."""
+        up at once and resumes it, as after a crash. Waits, doubling, while the database cannot be reached (or
+        goes away again before the slot is back); None if the worker is told to stop meanwhile."""
         self.say(f"worker: slot {slot.number} lost the database ({_line(exc)}); connecting again")
-        wait, conn = RECONNECT_FIRST, None
-        while conn is None:
-            if self.stopping.wait(wait):
-                return None
-            conn = _connected_again(self, f"slot {slot.number}")
+        wait = RECONNECT_FIRST
+        while not self.stopping.wait(wait):
+            again = self._back(slot)
+            if again is not None:
+                return again
             wait = min(wait * 2, RECONNECT_MAX)
-        if slot.last is not None:
-            lease.release(conn, slot.last, slot.holder)
-        return conn, self.wake()
+        return None
+
+    def _back(self, slot: Slot) -> tuple[Connection, Polling] | None:
+        """The slot's new connection and way of waking, the lease on its last turn given up; None, said in a
+        line, when the database is still (or again) away."""
+        conn = _connected_again(self, f"slot {slot.number}")
+        if conn is None:
+            return None
+        try:
+            if slot.last is not None:
+                lease.release(conn, slot.last, slot.holder)
+            return conn, self.wake()  # LISTEN opens a connection of its own: it can fail as connecting does
+        except Exception as exc:
+            gone = _lost(conn) or isinstance(exc, sqlite3.OperationalError)  # a PostgreSQL connect failure is one
+            conn.close()
+            if not gone:
+                raise
+            self.say(f"worker: slot {slot.number}: the database went away again ({_line(exc)})")
+            return None
 
     def _run(self, conn: Connection, send: Send, slot: Slot, claimed: queue.Claim) -> None:
         cid = claimed.cid
