@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,34 @@ def remote(server: RadicaleServer, user: str, cal_id: str) -> Calendar:
 
 def server_events(server: RadicaleServer, user: str = OWNER_USER, cal_id: str = "work") -> list[Any]:
     return [item.icalendar_component for item in remote(server, user, cal_id).events()]
+
+
+@contextmanager
+def answering(conn: sqlite3.Connection, status: int, body: bytes) -> Iterator[CalDAVCalendar]:
+    """A backend on a loopback server that answers every REPORT, PROPFIND and GET with `status` and `body`."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Fixed(BaseHTTPRequestHandler):
+        def do_REPORT(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/xml; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_PROPFIND = do_GET = do_REPORT
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Fixed)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        yield CalDAVCalendar(conn, Connection(url, OWNER_USER, url + "work/", "Work", "env:X"), "pw")
+    finally:
+        server.shutdown()
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -426,31 +455,9 @@ def test_a_server_that_never_answers_meets_the_request_deadline(tmp_path: Path, 
 def test_server_errors_and_malformed_answers(
     tmp_path: Path, radicale: RadicaleServer, status: int, body: str, expected: str
 ) -> None:
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Broken(BaseHTTPRequestHandler):
-        def do_REPORT(self) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/xml")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body.encode())
-
-        do_PROPFIND = do_GET = do_REPORT
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
     conn = calendar_db(tmp_path, radicale)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Broken)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
-        calendar = CalDAVCalendar(conn, Connection(url, OWNER_USER, url + "work/", "Work", "env:X"), "pw")
-        with pytest.raises(CalDAVError, match=expected):
-            calendar.events(TUESDAY_10, TUESDAY_10 + HALF_HOUR)
-    finally:
-        server.shutdown()
+    with answering(conn, status, body.encode()) as calendar, pytest.raises(CalDAVError, match=expected):
+        calendar.events(TUESDAY_10, TUESDAY_10 + HALF_HOUR)
 
 
 # A server without expand support answers the time-range query with each series as it is stored, and the
@@ -468,8 +475,6 @@ def test_server_errors_and_malformed_answers(
 def test_a_series_the_library_would_expand_for_ever_is_refused_by_name_not_a_hang(
     tmp_path: Path, radicale: RadicaleServer, rule: str, expected: str | None
 ) -> None:
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     first = TUESDAY_10 - timedelta(weeks=5)
     data = vevent("stored-as-is", "Team sync", first, first + HALF_HOUR, rule).replace("\r\n", "&#13;\n")
     body = (
@@ -479,24 +484,8 @@ def test_a_series_the_library_would_expand_for_ever_is_refused_by_name_not_a_han
         "</D:response></D:multistatus>"
     ).encode()
 
-    class WithoutExpand(BaseHTTPRequestHandler):
-        def do_REPORT(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self.send_response(207)
-            self.send_header("Content-Type", "application/xml; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
     conn = calendar_db(tmp_path, radicale)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), WithoutExpand)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
-        calendar = CalDAVCalendar(conn, Connection(url, OWNER_USER, url + "work/", "Work", "env:X"), "pw")
+    with answering(conn, 207, body) as calendar:
         week = (TUESDAY_10 - timedelta(days=1), TUESDAY_10 + timedelta(days=6))
         if expected is None:
             assert [(e.event.title, e.event.start, e.event.recurring) for e in calendar.events(*week)] == [
@@ -510,5 +499,3 @@ def test_a_series_the_library_would_expand_for_ever_is_refused_by_name_not_a_han
         )
         assert re.search(expected, str(refused.value))
         assert "Mend its repeat rule in the calendar app that made it, or delete it" in str(refused.value)
-    finally:
-        server.shutdown()

@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import worker_stores
@@ -180,13 +181,8 @@ def test_sigterm_finishes_the_round_stores_it_and_releases_the_turn(store: Locat
     assert conversations.load(conn, cid)[0].counters["restarts"] == 1
 
 
-def test_a_worker_whose_database_connections_are_dropped_connects_again_and_finishes_every_turn(
-    pg_url: str, server: ScriptedServer
-) -> None:
-    """PostgreSQL drops every connection of the database while turns run (as a restart does): each slot and the
-    renewer say so in a line, connect again, and the interrupted turns are resumed at once, each slot booked once."""
-    import psycopg
-
+def six_turns_running(pg_url: str, server: ScriptedServer) -> tuple[list[int], subprocess.Popen[str]]:
+    """Six turns queued on the demo calendar, and a worker of two slots running the first two of them."""
     from scheduler_agent.calendar.fixtures import seed_demo
 
     conn = db.open_db(pg_url)
@@ -195,12 +191,28 @@ def test_a_worker_whose_database_connections_are_dropped_connects_again_and_fini
     ids = submit_all(pg_url, 6)
     running = worker(pg_url, server, "--concurrency", "2", "--lease", "30", "--drain")
     until(lambda: len(holders(pg_url)) == 2, "both slots run a turn")
+    return ids, running
+
+
+def drop_every_connection(admin: Any) -> int:
+    """What a server restart does to the database's connections (all but `admin`'s): how many were dropped."""
+    row = admin.execute(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_a_worker_whose_database_connections_are_dropped_connects_again_and_finishes_every_turn(
+    pg_url: str, server: ScriptedServer
+) -> None:
+    """PostgreSQL drops every connection of the database while turns run (as a restart does): each slot and the
+    renewer say so in a line, connect again, and the interrupted turns are resumed at once, each slot booked once."""
+    import psycopg
+
+    ids, running = six_turns_running(pg_url, server)
     with psycopg.connect(pg_url, autocommit=True) as admin:
-        dropped = admin.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        ).fetchone()
-    assert dropped is not None and dropped[0] >= 3  # two slots and the renewer, and the slots' LISTEN connections
+        assert drop_every_connection(admin) >= 3  # two slots and the renewer, and the slots' LISTEN connections
     code, err = finish(running)
     assert code == 0, err
     assert "Traceback" not in err
@@ -217,37 +229,18 @@ def test_a_worker_whose_database_keeps_dropping_it_for_seconds_still_finishes_ev
     """A database that drops every connection again and again for a few seconds (a failover, a restart loop):
     a slot may lose it again while it is getting back (giving up its lease, opening its LISTEN connection);
     it waits and tries again, and every turn still ends booked once."""
-    import threading
-
     import psycopg
 
-    from scheduler_agent.calendar.fixtures import seed_demo
-
-    conn = db.open_db(pg_url)
-    seed_demo(conn)
-    conn.close()
-    ids = submit_all(pg_url, 6)
-    running = worker(pg_url, server, "--concurrency", "2", "--lease", "30", "--drain")
-    until(lambda: len(holders(pg_url)) == 2, "both slots run a turn")
-    dropped = [0]
-
-    def flap() -> None:
-        with psycopg.connect(pg_url, autocommit=True) as admin:
-            end = time.monotonic() + 4
-            while time.monotonic() < end:
-                row = admin.execute(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                ).fetchone()
-                dropped[0] += row[0] if row else 0
-                time.sleep(0.005)
-
-    flapping = threading.Thread(target=flap)
-    flapping.start()
-    flapping.join()
+    ids, running = six_turns_running(pg_url, server)
+    dropped = 0
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        end = time.monotonic() + 4
+        while time.monotonic() < end:
+            dropped += drop_every_connection(admin)
+            time.sleep(0.005)
     code, err = finish(running)
     assert code == 0, err
-    assert dropped[0] >= 6, dropped  # the slots were dropped more than once each
+    assert dropped >= 6, dropped  # the slots were dropped more than once each
     assert "Traceback" not in err and "Exception in thread" not in err, err
     assert "6 turn(s) taken up here" in err
     assert_all_booked_once(pg_url, ids)
