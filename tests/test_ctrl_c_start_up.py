@@ -25,6 +25,9 @@ from scheduler_agent.cli.edge import Unraisable
 
 sys.unraisablehook = hook = Unraisable()
 hook.running = {running}
+# Python's own handler, as a program started from a terminal has it; started in the background by a shell
+# (as CI may start this suite), SIGINT is ignored, and Python keeps it so.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 class Lock:
     pass
