@@ -111,3 +111,20 @@ def test_a_ctrl_c_while_click_parses_and_imports_the_command_is_exit_130_as_anyw
     )
     assert (done.returncode, done.stderr, done.stdout) == (130, "\nInterrupted.\n", "")
     assert not (tmp_path / "cal.db").exists()  # nothing was started
+
+
+def test_ask_json_reports_such_a_ctrl_c_as_the_interruption_it_exits_with(tmp_path: Path) -> None:
+    """`ask --json` writes its summary before the edge exits: the two agree on 130."""
+    import io
+    import json
+
+    from scheduler_agent.cli.json_report import JsonReport
+    from scheduler_agent.storage.db import connect
+
+    out = io.StringIO()
+    try:
+        raise RuntimeError("Error calling __set_name__ on 'cached_property' instance 'apps'") from KeyboardInterrupt()
+    except RuntimeError as exc:
+        JsonReport(out, connect(tmp_path / "cal.db")).write(None, exc)
+    summary = json.loads(out.getvalue())
+    assert (summary["exit_code"], summary["exit_reason"]) == (130, "Interrupted.")

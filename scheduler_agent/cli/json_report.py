@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from scheduler_agent.agent.events import Event, ReplyReceived, ToolAnswered, TurnEnded, TurnOutcome
+from scheduler_agent.cli.edge import came_from_ctrl_c
 from scheduler_agent.cli.render import USAGE_KEYS, add_usage, reply_cost
 from scheduler_agent.storage.db import Connection
 
@@ -64,8 +65,9 @@ class JsonReport:
         if outcome is not None:
             name, code, reason = outcome.stop.name.lower(), outcome.stop.exit_code, outcome.statement
         else:
-            code = getattr(error, "exit_code", 130 if isinstance(error, KeyboardInterrupt) else 1)
-            name, reason = "error", str(error) if error is not None else ""
+            interrupted = error is not None and came_from_ctrl_c(error)  # as the edge will exit
+            code = 130 if interrupted else getattr(error, "exit_code", 1)
+            name, reason = "error", "Interrupted." if interrupted else str(error) if error is not None else ""
         record = {
             "conversation": cid,
             "outcome": name,
