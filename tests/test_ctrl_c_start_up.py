@@ -109,7 +109,7 @@ def test_a_ctrl_c_while_click_parses_and_imports_the_command_is_exit_130_as_anyw
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path / "cal.db")], capture_output=True, text=True, timeout=60
     )
-    assert (done.returncode, done.stderr, done.stdout) == (130, "\nInterrupted.\n", "")
+    assert (done.returncode, done.stderr, done.stdout) == (130, "\nError: Interrupted.\n", "")
     assert not (tmp_path / "cal.db").exists()  # nothing was started
 
 

@@ -9,7 +9,7 @@ import sys
 try:
     from scheduler_agent.cli.app import app, main
 except KeyboardInterrupt:
-    sys.stderr.write("\nInterrupted.\n")
+    sys.stderr.write("\nError: Interrupted.\n")
     raise SystemExit(130) from None
 
 __all__ = ["app", "main"]

@@ -162,10 +162,10 @@ def main() -> None:
         exc.show()
         code = exc.exit_code
     except click.Abort:  # Click's name for a Ctrl-C while it parses (it has ended the line): the one way here
-        sys.stderr.write("Interrupted.\n")
+        sys.stderr.write("Error: Interrupted.\n")
         code = 130
     except KeyboardInterrupt:  # outside any command's own edge and outside Click's: at exit
-        sys.stderr.write("\nInterrupted.\n")
+        sys.stderr.write("\nError: Interrupted.\n")
         code = 130
     finally:
         unraisable.running = False  # a Ctrl-C from here on is one at exit: it is let go
