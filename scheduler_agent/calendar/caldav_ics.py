@@ -50,6 +50,11 @@ class Occurrence:
     last_call: str | None  # the tool_use id that last wrote it, if this agent did
 
 
+def title_of(component: Any) -> str:
+    """A VEVENT's SUMMARY on one line, as the tools show it, or "(no title)"."""
+    return " ".join(str(component.get("SUMMARY", "")).split()) or "(no title)"
+
+
 def _address(value: Any) -> str:
     text = str(value)
     return (text[7:] if text.lower().startswith("mailto:") else text).strip().lower()
@@ -88,7 +93,7 @@ def read_occurrence(component: Any, zone: ZoneInfo) -> Occurrence:
     call = component.get(CALL_PROPERTY)
     return Occurrence(
         uid=str(component.get("UID", "")),
-        title=" ".join(str(component.get("SUMMARY", "")).split()) or "(no title)",
+        title=title_of(component),
         start=start,
         end=max(end, start),
         busy=status != "CANCELLED" and not transparent and end > start,

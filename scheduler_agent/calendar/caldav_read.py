@@ -26,7 +26,7 @@ from scheduler_agent.calendar.caldav_connect import (
     open_client,
     server_errors,
 )
-from scheduler_agent.calendar.caldav_ics import Occurrence, parse_freebusy, read_occurrence
+from scheduler_agent.calendar.caldav_ics import Occurrence, parse_freebusy, read_occurrence, title_of
 from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.people import get_owner, list_people
@@ -232,10 +232,10 @@ def refuse_unexpandable(calendar: Any) -> None:
             try:
                 check_expandable(rule.to_ical().decode(), start.dt)
             except CalendarError as exc:
-                title = " ".join(str(vevent.get("SUMMARY", "")).split()) or "(no title)"
                 raise CalendarError(
-                    f"the event {title!r} (UID {vevent.get('UID', '?')}) repeats by a rule that cannot be expanded: "
-                    f"{exc}. Mend its repeat rule in the calendar app that made it, or delete it; nothing was read"
+                    f"the event {title_of(vevent)!r} (UID {vevent.get('UID', '?')}) repeats by a rule that cannot be "
+                    f"expanded: {exc}. Mend its repeat rule in the calendar app that made it, or delete it; "
+                    "nothing was read"
                 ) from None
 
 
