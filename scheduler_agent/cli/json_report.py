@@ -64,10 +64,10 @@ class JsonReport:
         outcome = self.outcome
         if outcome is not None:
             name, code, reason = outcome.stop.name.lower(), outcome.stop.exit_code, outcome.statement
+        elif error is not None and came_from_ctrl_c(error):  # as the edge will exit
+            name, code, reason = "error", 130, "Interrupted."
         else:
-            interrupted = error is not None and came_from_ctrl_c(error)  # as the edge will exit
-            code = 130 if interrupted else getattr(error, "exit_code", 1)
-            name, reason = "error", "Interrupted." if interrupted else str(error) if error is not None else ""
+            name, code, reason = "error", getattr(error, "exit_code", 1), str(error) if error is not None else ""
         record = {
             "conversation": cid,
             "outcome": name,
