@@ -25,7 +25,7 @@ from scheduler_agent.calendar.ics.importing import import_file
 from scheduler_agent.calendar.ics.read import read_ics
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.people import get_owner, list_people
-from scheduler_agent.calendar.series import live_occurrences
+from scheduler_agent.calendar.series import live_occurrences, store_series
 from scheduler_agent.calendar.types import Event, Recurrence, from_utc_text
 from scheduler_agent.storage import db
 
@@ -67,6 +67,22 @@ DTSTAMP:20260801T120000Z
 RECURRENCE-ID;TZID=Europe/London:20260921T090000
 STATUS:CANCELLED
 SUMMARY:Imported weekly
+END:VEVENT
+BEGIN:VEVENT
+UID:later@test
+DTSTAMP:20260801T120000Z
+DTSTART:20261005T090000Z
+DTEND:20261005T100000Z
+RRULE:FREQ=WEEKLY
+SUMMARY:Begins in October
+END:VEVENT
+BEGIN:VEVENT
+UID:later@test
+DTSTAMP:20260801T120000Z
+RECURRENCE-ID:20261005T090000Z
+DTSTART:20261001T090000Z
+DTEND:20261001T100000Z
+SUMMARY:Begins in October (moved before its start)
 END:VEVENT
 BEGIN:VEVENT
 UID:holiday@test
@@ -235,6 +251,7 @@ def test_the_indexed_query_returns_exactly_the_rows_of_the_plain_one(varied: sql
     titles = {e.title for person in people for e in events_for(varied, person, *span)}
     for title in ("Three days away", "Holiday", "Feed holiday", "Friday off", "Imported weekly (moved)", "To move"):
         assert title in titles
+    assert "Begins in October (moved before its start)" in titles
     assert "Cancelled in the file" not in titles
     assert "To cancel" not in titles
 
@@ -309,6 +326,56 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
         if query in (events._INDEXED, indexed):  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
             assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
+
+
+def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_it_begins(
+    varied: sqlite3.Connection,
+) -> None:
+    """Materialised over the whole horizon, not from the day before it begins: a window before a series'
+    first occurrence is covered, so no series is expanded by the library for any window inside the horizon
+    (each cost 2-6 ms a search), and an occurrence moved before the first one is in the index."""
+    from scheduler_agent.calendar import events
+
+    written = datetime(2026, 9, 1, tzinfo=UTC)  # each series written again then: the horizon, 2025-08 to 2028-09
+    for event_id, components, zone, day_zone in varied.execute(
+        "SELECT event_id, components, zone, day_zone FROM event_series"
+    ).fetchall():
+        store_series(varied, event_id, components, zone, day_zone, now=written)
+    begins = varied.execute("SELECT min(start_utc) FROM events WHERE rrule IS NOT NULL").fetchone()[0]
+    inside = [window for window in windows() if window[1] < written + timedelta(days=700)]
+    assert any(window[0] < from_utc_text(begins) for window in inside)  # windows before a series begins
+    people = ["you", *(person.key for person in list_people(varied))]
+    for person in people:
+        for start, end in inside:
+            args = {"person": person, **events._window(varied, start, end)}
+            assert varied.execute(events._LIVE, args).fetchall() == [], (person, start, end)
+            assert events_for(varied, person, start, end) == plain_events_for(varied, person, start, end)
+    week = (datetime(2026, 9, 28, tzinfo=UTC), datetime(2026, 10, 5, tzinfo=UTC))  # before that series begins
+    assert "Begins in October (moved before its start)" in [e.title for e in events_for(varied, "priya", *week)]
+
+
+def test_an_hourly_series_that_begins_inside_the_horizon_is_still_materialised(tmp_path: Path) -> None:
+    """The cap on what is materialised counts the occurrences a rule can give from the day it begins, not
+    over the part of the horizon before it: an hourly series beginning in 100 days gives about 15,000 in the
+    horizon, under the cap of 20,000, though the horizon holds 26,000 hours."""
+    from scheduler_agent.calendar import events
+
+    conn = db.connect(tmp_path / "cal.db")
+    seed_demo(conn)
+    written = datetime(2026, 9, 1, tzinfo=UTC)
+    first = written + timedelta(days=100)
+    event = add_event(
+        conn, "Hourly", first, first + timedelta(minutes=10), ["you"], tz="UTC", recurrence=Recurrence("FREQ=HOURLY")
+    )
+    components, zone, day_zone = conn.execute(
+        "SELECT components, zone, day_zone FROM event_series WHERE event_id = ?", (event.id,)
+    ).fetchone()
+    store_series(conn, event.id, components, zone, day_zone, now=written)
+    stored = conn.execute("SELECT count(*) FROM occurrences WHERE event_id = ?", (event.id,)).fetchone()[0]
+    assert 14_000 < stored < 20_000
+    day = (first + timedelta(days=30), first + timedelta(days=31))
+    assert conn.execute(events._LIVE, {"person": "you", **events._window(conn, *day)}).fetchall() == []
+    assert [e.title for e in events_for(conn, "you", *day)].count("Hourly") == 24
 
 
 def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:

@@ -245,18 +245,18 @@ def _busy_queries(count: int) -> tuple[str, str]:
     """`_INDEXED` and `_LIVE` for any of `count` people (:p0, :p1, ...), without the titles busy time
     does not need. The indexed half gives a row per event and person asked for, attendees joined after
     the index range (CROSS JOIN keeps that order in SQLite; PostgreSQL plans it itself): no correlated
-    subquery per row."""
+    subquery per row. An occurrence's attendees are looked up before its series, so the series' row is read
+    only for the occurrences of people asked for (most of a busy calendar's are other people's)."""
     anyone = f"a.person_key IN ({', '.join(f':p{index}' for index in range(count))})"
     indexed = (
         "SELECT e.id, e.start_utc, e.end_utc, a.person_key FROM events e CROSS JOIN event_attendees a "
         "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
         f"AND e.rrule IS NULL AND e.rdates = '' AND a.event_id = e.id AND {anyone} "
         "UNION ALL "
-        "SELECT e.id, o.start_utc, o.end_utc, a.person_key "
-        "FROM occurrences o JOIN event_series s ON s.event_id = o.event_id JOIN events e ON e.id = o.event_id "
-        "CROSS JOIN event_attendees a "
+        "SELECT o.event_id, o.start_utc, o.end_utc, a.person_key "
+        "FROM occurrences o CROSS JOIN event_attendees a CROSS JOIN event_series s "
         "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
-        f"AND {_COVERED} AND a.event_id = e.id AND {anyone}"
+        f"AND a.event_id = o.event_id AND {anyone} AND s.event_id = o.event_id AND {_COVERED}"
     )
     return indexed, _LIVE.replace(_ATTENDS, _ATTENDS.replace("a.person_key = :person", anyone))
 

@@ -290,7 +290,7 @@ def _per_day(rule: str) -> int:
 def _check_caps(parsed: _Parsed, start: datetime, end: datetime, cap: int) -> None:
     for rule, begins in parsed.rules:
         per_day = _per_day(rule)
-        window_days = (end - start).total_seconds() / 86400 + 1
+        window_days = max((end - max(start, begins)).total_seconds() / 86400, 0) + 1  # none before it begins
         if per_day * window_days > cap:
             raise TooManyOccurrences(
                 f"its RRULE {rule!r} repeats up to {per_day:,} times a day, more than the {cap:,} "

@@ -42,7 +42,10 @@ def store_series(
     )
     first = _first(conn, event_id)
     moment = now or datetime.now(UTC)
-    span = (max(moment - HORIZON_BACK, first[0] - timedelta(days=1)), moment + HORIZON_AHEAD)
+    # The whole horizon, even for a series that begins inside it: every window there is then read from the
+    # index (an occurrence moved before the first one included), none expanded again because it begins
+    # before the series does. The library walks a rule from its DTSTART either way, so it costs no more.
+    span = (moment - HORIZON_BACK, moment + HORIZON_AHEAD)
     try:
         found = expand(components, zone, day_zone, *span, first=first, cap=MATERIALISE_CAP)
     except CalendarError:
