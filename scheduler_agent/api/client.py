@@ -31,10 +31,6 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-import anthropic
-import httpx2
-from anthropic._constants import RAW_RESPONSE_HEADER  # what `with_streaming_response` sends
-
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.errors import AgentError, ModelRequestFailed, ModelUnavailable, UnusableReply
 from scheduler_agent.agent.events import Retrying
@@ -43,7 +39,19 @@ from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.sse import IncompleteStream, assemble
 from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS, MAX_RETRY_AFTER_SECONDS
 
-gc.freeze()  # the SDK import leaves ~145,000 long-lived objects: keep them out of every collection (issue 14)
+# The SDK's import makes about 150,000 objects that live as long as the process. Collecting while it runs
+# made ~300 passes over them that freed about 650 objects, 120-200 ms of a 0.9 s import here: paused until
+# it is done, then those objects are kept out of every later collection (issue 14).
+_COLLECTING = gc.isenabled()
+gc.disable()
+try:
+    import anthropic
+    import httpx2
+    from anthropic._constants import RAW_RESPONSE_HEADER  # what `with_streaming_response` sends
+finally:
+    if _COLLECTING:
+        gc.enable()
+gc.freeze()
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput
