@@ -430,14 +430,14 @@ def test_replay_of_a_file_that_is_not_utf8_says_it_cannot_read_it(tmp_path: Path
     assert result.stderr.count("\n") == 1
 
 
-def piped(args: list[str], data: bytes) -> tuple[int, str]:
+def piped(args: list[str], data: bytes, **env: str) -> tuple[int, str]:
     """The real CLI in a new process with `data` on stdin (and a key for a server nobody listens on)."""
     import os
     import subprocess
     import sys
 
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
-    clean |= {"ANTHROPIC_API_KEY": "sk-ant-fake-not-real", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    clean |= {"ANTHROPIC_API_KEY": "sk-ant-fake-not-real", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", **env}
     done = subprocess.run(
         [sys.executable, "-c", "from scheduler_agent.cli import main; main()", *args],
         input=data,
@@ -448,13 +448,14 @@ def piped(args: list[str], data: bytes) -> tuple[int, str]:
     return done.returncode, done.stderr.decode()
 
 
+@pytest.mark.parametrize("decoding", ["utf-8:strict", "utf-8:surrogateescape"])  # how this Python reads stdin
 @pytest.mark.parametrize(
     ("command", "source"), [(["ask", "-"], "the text on standard input"), (["chat"], "the line typed")]
 )
 def test_text_piped_in_that_is_not_utf8_is_refused_before_anything_is_stored(
-    demo_db: Path, command: list[str], source: str
+    demo_db: Path, command: list[str], source: str, decoding: str
 ) -> None:
-    code, stderr = piped([*command, "--db", str(demo_db)], b"caf\xe9 with Priya\n")
+    code, stderr = piped([*command, "--db", str(demo_db)], b"caf\xe9 with Priya\n", PYTHONIOENCODING=decoding)
     assert code == 1
     assert stderr.splitlines()[-1] == (
         f"Error: {source} is not valid UTF-8 text (byte 0xe9 at character 4): give it as UTF-8 (e.g. `iconv -t utf-8`)"

@@ -25,6 +25,15 @@ def history_path() -> Path:
     return data_dir() / "chat-history"
 
 
+def from_standard_input(read: Callable[[], str]) -> str:
+    """What `read` reads from standard input; where this Python decodes it strictly and it is not UTF-8, the
+    bytes it stopped at, the bad ones as lone surrogates, so the caller's UTF-8 check refuses it the same way."""
+    try:
+        return read()
+    except UnicodeDecodeError as exc:
+        return exc.object.decode("utf-8", "surrogateescape")
+
+
 class LineReader:
     """`read(prompt)`: one line (None at the end of input), edited with readline on a terminal."""
 
@@ -43,10 +52,7 @@ class LineReader:
 
     def read(self, prompt: str) -> str | None:
         if not self.terminal:
-            try:
-                line = sys.stdin.readline()
-            except UnicodeDecodeError as exc:  # a strict stdin: the chat refuses it as it would a lone surrogate
-                line = exc.object.decode("utf-8", "surrogateescape")
+            line = from_standard_input(sys.stdin.readline)
             return line.rstrip("\n") if line else None
         try:
             line = input(prompt)

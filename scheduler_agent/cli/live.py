@@ -217,13 +217,10 @@ def recording_if(path: Path | None, session: Session, listeners: Listeners) -> I
 def standard_input() -> str:
     """The request piped in, refused when it is not UTF-8 (whichever way this Python decodes its stdin)."""
     from scheduler_agent.agent.errors import refuse_not_utf8
+    from scheduler_agent.cli.line_reader import from_standard_input
 
-    source = "the text on standard input"
-    try:
-        text = sys.stdin.read().strip()
-    except UnicodeDecodeError as exc:  # a strict stdin: the same refusal
-        text = exc.object.decode("utf-8", "surrogateescape")
-    refuse_not_utf8(text, source)
+    text = from_standard_input(sys.stdin.read).strip()
+    refuse_not_utf8(text, "the text on standard input")
     return text
 
 
