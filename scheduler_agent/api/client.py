@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from scheduler_agent.agent.collector import collector_paused
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.errors import AgentError, ModelRequestFailed, ModelUnavailable, UnusableReply
 from scheduler_agent.agent.events import Retrying
@@ -41,17 +42,14 @@ from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOU
 
 # The SDK's import makes about 150,000 objects that live as long as the process. Collecting while it runs
 # made ~300 passes over them that freed about 650 objects, 120-200 ms of a 0.9 s import here: paused until
-# it is done, then those objects are kept out of every later collection (issue 14).
-_COLLECTING = gc.isenabled()
-gc.disable()
-try:
+# it is done, then those objects are kept out of every later collection (issue 14). Frozen before the collector
+# is on again: the count of objects made while it was off would start a pass over all of them at once.
+with collector_paused():
     import anthropic
     import httpx2
     from anthropic._constants import RAW_RESPONSE_HEADER  # what `with_streaming_response` sends
-finally:
-    if _COLLECTING:
-        gc.enable()
-gc.freeze()
+
+    gc.freeze()
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput

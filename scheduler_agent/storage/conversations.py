@@ -8,15 +8,14 @@ with a user turn still waiting for the model; it never holds an answer without i
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Literal
 
+from scheduler_agent.agent.collector import collector_paused
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.request import encode_text, framed, framed_size, utf8_length
 from scheduler_agent.agent.types import JSON
@@ -101,7 +100,7 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
     context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]), bool(row["stream"]))
-    with _collector_paused():
+    with collector_paused():  # each pass would walk the growing list again; reading it makes no garbage
         rows = _entry_rows(conn, cid)
         messages: list[JSON] = json.loads("[" + ",".join(map(itemgetter(0), rows)) + "]")
     stored = Stored(
@@ -142,19 +141,6 @@ def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
         WHERE conversation_id = ? ORDER BY position""",
         (cid,),
     ).fetchall()
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No garbage collection while a list is read: each pass would walk the growing list again, and it makes
-    nothing that is garbage."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def tail(conn: Connection, cid: int) -> tuple[int, str | None]:

@@ -7,11 +7,9 @@ and an interrupted one leaves nothing behind.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
+from scheduler_agent.agent.collector import collector_paused
 from scheduler_agent.calendar.ics.read import ReadCalendar, read_ics
 from scheduler_agent.calendar.ics.scan import IcsError
 from scheduler_agent.calendar.imports import import_events
@@ -47,30 +45,16 @@ def import_file(conn: Connection, path: Path, person_text: str = OWNER_KEY, *, s
     owner = get_owner(conn)
     person = person_named(conn, person_text)
     text = read_text(path)
-    with cyclic_gc_paused():
+    # Parsing 10,000 events makes millions of objects that all stay alive until the import ends; each
+    # collection walked every one of them, a fifth of the parse's time and more after it (five full
+    # collections instead of the parse's two). Any cycles left are collected once, afterwards.
+    with collector_paused():
         try:
             read = read_ics(text, name=path.name, owner=owner, person=person, strict=strict)
         except IcsError as exc:
             raise IcsError(f"{exc}; nothing was imported") from None
         counts = import_events(conn, person.key, read.events, read.dropped)
     return import_summary(path.name, person, read, counts, owner.tz)
-
-
-@contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a file is read and stored (reference counting goes on).
-
-    Parsing 10,000 events makes millions of objects that all stay alive until the import ends; each
-    collection walks every one of them, which was a fifth of the parse's time and more after it (five
-    full collections instead of the parse's two). Any cycles left are collected once, afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def read_text(path: Path) -> str:
