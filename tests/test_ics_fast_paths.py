@@ -8,7 +8,7 @@ import pytest
 
 from scheduler_agent.calendar.events import recurrence_columns
 from scheduler_agent.calendar.ics.importing import import_file
-from scheduler_agent.calendar.ics.scan import _NAME, IcsError, property_name, scan
+from scheduler_agent.calendar.ics.scan import _NAME, IcsError, _scan_lines, _well_formed, property_name, scan
 from scheduler_agent.calendar.types import Recurrence
 from scheduler_agent.storage import db
 
@@ -41,7 +41,12 @@ def test_a_line_is_a_content_line_exactly_when_it_was_before(line: str) -> None:
     text = f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{line}\r\nEND:VCALENDAR\r\n"
     if judged_before(line):
         scanned = scan(text, "cal.ics")
-        assert [found for _, found in scanned.lines] == ["BEGIN:VCALENDAR", "VERSION:2.0", line, "END:VCALENDAR"]
+        assert [found for _, found in scanned.numbered().lines] == [
+            "BEGIN:VCALENDAR",
+            "VERSION:2.0",
+            line,
+            "END:VCALENDAR",
+        ]
     else:
         with pytest.raises(IcsError, match=r"cal\.ics line 3: .* is not an iCalendar content line"):
             scan(text, "cal.ics")
@@ -63,6 +68,92 @@ def event(uid: str, *lines: str) -> str:
         + "".join(f"{x}\r\n" for x in lines)
         + "END:VEVENT\r\n"
     )
+
+
+USUAL = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a@t\r\nDTSTART:20261005T090000Z\r\n"
+    "DTEND:20261005T100000Z\r\nSUMMARY:A long summary\r\n  folded once\r\n\tand twice\r\nBEGIN:VALARM\r\n"
+    "TRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b@t\r\nDTSTART:20261006T090000Z\r\n"
+    "END:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+# Files of every shape the whole-text check may meet: the ones it takes, and each kind it must leave to the
+# line-by-line scan (which then accepts the file or names the line at fault).
+SHAPES = {
+    "usual": USUAL,
+    "LF lines": USUAL.replace("\r\n", "\n"),
+    "CRLF and LF mixed": USUAL.replace("\r\nEND:VEVENT", "\nEND:VEVENT"),
+    "no line break at the end": USUAL.removesuffix("\r\n"),
+    "blank lines at the end": USUAL + "\r\n\r\n",
+    "two calendars": USUAL + USUAL,
+    "lower-case begin and end": USUAL.replace("BEGIN:VEVENT", "begin:vevent").replace("END:VEVENT", "end:VEvent"),
+    "a folded BEGIN": USUAL.replace("BEGIN:VALARM", "BEGIN:VAL\r\n ARM"),
+    "a blank line inside": USUAL.replace("UID:b@t\r\n", "UID:b@t\r\n\r\n"),
+    "a line of spaces": USUAL.replace("UID:b@t\r\n", "UID:b@t\r\n\u3000\r\n"),
+    "a fold after a blank line": USUAL.replace("UID:b@t\r\n", "UID:b@t\r\n\r\n more\r\n"),
+    "a lone CR": USUAL.replace("SUMMARY:A long summary", "SUMMARY:A long\rsummary"),
+    "a form feed": USUAL.replace("SUMMARY:A long summary", "SUMMARY:A long\fsummary"),
+    "a line separator": USUAL.replace("SUMMARY:A long summary", "SUMMARY:A long\u2028summary"),
+    "a line with no colon": USUAL.replace("UID:b@t", "UID;X=1"),
+    "a name with a space": USUAL.replace("UID:b@t", "U ID:b@t"),
+    "a non-ASCII name": USUAL.replace("UID:b@t", "\u017fUMMARY:b@t"),
+    "BEGIN with a parameter": USUAL.replace("BEGIN:VALARM", "BEGIN;X=1:VALARM"),
+    "a line after END:VCALENDAR": USUAL + "X-AFTER:1\r\n",
+    "a line between two calendars": USUAL + "X-BETWEEN:1\r\n" + USUAL,
+    "a VEVENT after END:VCALENDAR": USUAL + "BEGIN:VEVENT\r\nEND:VEVENT\r\n",
+    "END:VCALENDAR twice": USUAL + "END:VCALENDAR\r\n",
+    "an unclosed VEVENT": USUAL.replace("END:VEVENT\r\nEND:VCALENDAR", "END:VCALENDAR"),
+    "END of the wrong component": USUAL.replace("END:VALARM", "END:VEVENT"),
+    "starts with a folded line": " " + USUAL,
+    "starts with a blank line": "\r\n" + USUAL,
+    "starts with something else": "VERSION:2.0\r\n" + USUAL,
+    "BEGIN:VCALENDAR with spaces": USUAL.replace("BEGIN:VCALENDAR", "BEGIN:VCALENDAR  ", 1),
+    "BEGIN:VCALENDAR folded": USUAL.replace("BEGIN:VCALENDAR", "BEGIN:VCAL\r\n ENDAR", 1),
+    "empty": "",
+    "only line breaks": "\r\n\r\n",
+    "not iCalendar": "hello\r\n",
+}
+
+
+def outcome(judge: object, text: str) -> object:
+    try:
+        return judge(text)  # type: ignore[operator]
+    except IcsError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_whole_text_check_agrees_with_the_line_by_line_scan(shape: str) -> None:
+    text = SHAPES[shape]
+    by_line = outcome(lambda t: len(_scan_lines(t, "cal.ics").vevents), text)
+    assert outcome(lambda t: scan(t, "cal.ics").count, text) == by_line  # the same count, or the same message
+    quick = _well_formed(text)
+    if quick is not None:
+        assert quick == by_line  # what the shortcut takes, the scan takes too, with as many VEVENTs
+
+
+def test_the_whole_text_check_takes_the_usual_files() -> None:
+    taken = {shape for shape, text in SHAPES.items() if _well_formed(text) is not None}
+    assert taken == {
+        "usual",
+        "LF lines",
+        "CRLF and LF mixed",
+        "no line break at the end",
+        "blank lines at the end",
+        "two calendars",
+        "lower-case begin and end",
+        "a folded BEGIN",
+        "BEGIN with a parameter",
+        "BEGIN:VCALENDAR with spaces",
+        "BEGIN:VCALENDAR folded",
+    }
+
+
+def test_a_file_the_shortcut_took_is_numbered_when_a_message_needs_it(demo_db: Path, tmp_path: Path) -> None:
+    file = tmp_path / "late.ics"
+    file.write_text(USUAL.replace("DTSTART:20261006T090000Z", "DTSTART:20261006T090000Z\r\nDTEND:20261006T080000Z"))
+    assert _well_formed(file.read_text()) is not None
+    summary = import_file(db.connect(demo_db), file, "priya")
+    assert "Skipped late.ics line 17: event (no SUMMARY) (UID b@t): DTEND before DTSTART" in summary
 
 
 def test_an_override_of_a_single_event_is_stored_as_the_event_itself(demo_db: Path, tmp_path: Path) -> None:

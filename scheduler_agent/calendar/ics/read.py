@@ -15,7 +15,6 @@ THISANDFUTURE, SEQUENCE). A calendar with X-WR-TIMEZONE (Google's exports) is ma
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -99,13 +98,12 @@ def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: boo
         raise IcsError(f"{name} is not valid iCalendar ({exc}); export the calendar again as .ics") from None
     settings = [_settings(calendar, owner) for calendar in calendars]
     components = [(index, event) for index, calendar in enumerate(calendars) for event in calendar.walk("VEVENT")]
-    spans: Sequence[tuple[int, int] | None] = lines.vevents
-    if len(spans) != len(components):  # cannot pair them up: say which event, not which line
-        spans = [None] * len(components)
+    paired = lines.count == len(components)  # else cannot pair them up: say which event, not which line
     candidates: list[_Candidate] = []
     problems: list[Skip] = []
-    for (index, component), span in zip(components, spans, strict=True):
-        reading = Reading(name, component, span, lines, settings[index].floating_zone, person.tz, index)
+    for number, (index, component) in enumerate(components):
+        vevent = number if paired else None
+        reading = Reading(name, component, vevent, lines, settings[index].floating_zone, person.tz, index)
         try:
             candidates.append(_read_one(reading))
         except IcsError as exc:

@@ -2,6 +2,10 @@
 
 A file that is not iCalendar at all, or is structurally broken (an unclosed VCALENDAR), is refused here
 with one line naming the line at fault, whatever `--strict` says: nothing of it is imported.
+
+The usual file (CRLF or LF lines, no blank ones, every name plain ASCII) is checked in a few passes over
+its whole text (`_well_formed`), and its lines are numbered only if a message needs them. Any other file,
+and any file that shortcut doubts, is checked line by line (`_scan_lines`), which names what is wrong.
 """
 
 from __future__ import annotations
@@ -16,6 +20,11 @@ _BEFORE_PARAMETERS = re.compile(r"[^;:]*")  # a content line's name: all before 
 # The usual line in one match: an ASCII name that ends at the first ';' or ':'. A line it does not match (no
 # name, or one that only upper-cases into ASCII) is judged by property_name and _NAME, as every line was.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9-]+(?=[;:])")
+# For the whole text at once: a line after the first that is not such a plain line with a ':' in it.
+_NOT_PLAIN = re.compile(r"\n(?![A-Za-z0-9-]+(?::|;[^\n]*:))")
+_BEGIN_OR_END = re.compile(r"\n((?:[Bb][Ee][Gg][Ii][Nn]|[Ee][Nn][Dd])[;:][^\n]*)")
+# Line breaks other than LF and CRLF that `str.splitlines` also splits at (a lone CR is counted apart).
+_OTHER_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 class IcsError(CalendarError):
@@ -23,15 +32,41 @@ class IcsError(CalendarError):
 
 
 @dataclass
-class Lines:
+class Scanned:
     """The file's content lines, unfolded, each with the physical line it starts on; VEVENT spans."""
 
     lines: list[tuple[int, str]] = field(default_factory=list)
     vevents: list[tuple[int, int]] = field(default_factory=list)  # indexes into lines: BEGIN, END
 
-    def find(self, span: tuple[int, int], name: str) -> tuple[int, str] | None:
-        """The first line of property `name` inside `span`: (line number, its value)."""
-        for number, line in self.lines[span[0] : span[1] + 1]:
+
+@dataclass
+class Lines:
+    """A checked file: how many VEVENTs it has, and its lines, numbered when first asked for."""
+
+    text: str
+    name: str
+    count: int  # VEVENTs
+    scanned: Scanned | None = None
+
+    def numbered(self) -> Scanned:
+        if self.scanned is None:
+            self.scanned = _scan_lines(self.text, self.name)
+        return self.scanned
+
+    def line(self, vevent: int) -> int:
+        """The line number of the BEGIN of VEVENT number `vevent` (from 0, in file order)."""
+        scanned = self.numbered()
+        return scanned.lines[scanned.vevents[vevent][0]][0]
+
+    def of(self, vevent: int) -> list[tuple[int, str]]:
+        """VEVENT number `vevent`'s content lines, BEGIN and END included: (line number, line)."""
+        scanned = self.numbered()
+        begin, end = scanned.vevents[vevent]
+        return scanned.lines[begin : end + 1]
+
+    def find(self, vevent: int, name: str) -> tuple[int, str] | None:
+        """The first line of property `name` inside VEVENT number `vevent`: (line number, its value)."""
+        for number, line in self.of(vevent):
             if property_name(line) == name:
                 return number, line.split(":", 1)[1] if ":" in line else ""
         return None
@@ -44,8 +79,55 @@ def property_name(line: str) -> str:
 
 
 def scan(text: str, name: str) -> Lines:
+    """Check the file's lines and its BEGIN/END structure; IcsError names the line of the first problem."""
+    count = _well_formed(text)
+    if count is not None:
+        return Lines(text, name, count)
+    scanned = _scan_lines(text, name)
+    return Lines(text, name, len(scanned.vevents), scanned)
+
+
+def _well_formed(text: str) -> int | None:
+    """How many VEVENTs a file has that `_scan_lines` would accept, found a whole text at a time; None when
+    the file is not of the usual shape (then `_scan_lines` decides, and says what is wrong if anything is)."""
+    if text.count("\r") != text.count("\r\n") or any(mark in text for mark in _OTHER_BREAKS):
+        return None  # lines `splitlines` would break differently
+    text = text.rstrip("\r\n")  # blank lines at the end: `_scan_lines` skips them too
+    if "\n\n" in text or "\n\r\n" in text or text[:1] in ("", " ", "\t", "\r", "\n"):
+        return None  # a blank line, or an empty file or one that starts with a folded line
+    unfolded = text.replace("\r\n ", "").replace("\r\n\t", "").replace("\n ", "").replace("\n\t", "")
+    body = "\n" + unfolded  # every line after a '\n'
+    second = body.find("\n", 1)
+    first = body[1:second] if second > 0 else body[1:]
+    if first.strip().upper() != "BEGIN:VCALENDAR" or _NOT_PLAIN.search(body):
+        return None
+    open_components: list[str] = []
+    count = 0
+    closed_at = -1  # where the last END that closed every component ends: a BEGIN must follow at once
+    for found in _BEGIN_OR_END.finditer(body):
+        line = found.group(1)
+        component = line.split(":", 1)[1].strip().upper()
+        if closed_at >= 0 and found.start() != closed_at:
+            return None  # a line after END:VCALENDAR that is not a BEGIN
+        closed_at = -1
+        if line[0] in "Bb":
+            if not open_components and component != "VCALENDAR":
+                return None
+            open_components.append(component)
+            continue
+        if not open_components or open_components.pop() != component:
+            return None
+        count += component == "VEVENT"
+        if not open_components:
+            closed_at = found.end()
+    if open_components or closed_at != len(body):
+        return None  # something is never closed, or lines follow the last END:VCALENDAR
+    return count
+
+
+def _scan_lines(text: str, name: str) -> Scanned:
     """Unfold the lines and check the BEGIN/END structure, naming the line of the first problem."""
-    scanned = Lines()
+    scanned = Scanned()
     for number, raw in enumerate(text.splitlines(), 1):
         if raw[:1] in (" ", "\t") and scanned.lines:
             previous_number, previous = scanned.lines[-1]

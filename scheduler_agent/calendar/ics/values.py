@@ -60,7 +60,7 @@ class Reading:
 
     name: str
     component: Any  # an icalendar Event
-    span: tuple[int, int] | None
+    vevent: int | None  # which VEVENT of the file it is (from 0), when known
     lines: Lines
     floating_zone: str  # the calendar's X-WR-TIMEZONE, else the owner's zone
     day_zone: str  # the person's zone: dates are whole days there
@@ -80,10 +80,10 @@ class Reading:
     @property
     def line(self) -> int | None:
         """The line of its BEGIN:VEVENT."""
-        return None if self.span is None else self.lines.lines[self.span[0]][0]
+        return None if self.vevent is None else self.lines.line(self.vevent)
 
     def where(self, prop: str | None = None) -> str:
-        found = self.lines.find(self.span, prop) if prop is not None and self.span is not None else None
+        found = self.lines.find(self.vevent, prop) if prop is not None and self.vevent is not None else None
         line = found[0] if found is not None else self.line
         place = f"{self.name} line {line}" if line is not None else self.name
         title = repr(self.summary) if self.summary else "(no SUMMARY)"
@@ -91,7 +91,7 @@ class Reading:
         return f"{place}: event {title}{uid}"
 
     def raw(self, prop: str) -> str:
-        found = self.lines.find(self.span, prop) if self.span is not None else None
+        found = self.lines.find(self.vevent, prop) if self.vevent is not None else None
         return found[1] if found is not None else ""
 
     def fail(self, prop: str | None, problem: str) -> IcsError:
@@ -142,15 +142,11 @@ class Reading:
         uid = " ".join(str(self.props.get("UID", "")).split())
         if uid:
             return uid
-        if self.span is None:
-            text = self.component.to_ical().decode()
-            parts = [line for line in text.splitlines() if property_name(line) not in _IGNORED_FOR_UID]
+        if self.vevent is None:
+            lines = self.component.to_ical().decode().splitlines()
         else:
-            parts = [
-                line
-                for _, line in self.lines.lines[self.span[0] : self.span[1] + 1]
-                if property_name(line) not in _IGNORED_FOR_UID
-            ]
+            lines = [line for _, line in self.lines.of(self.vevent)]
+        parts = [line for line in lines if property_name(line) not in _IGNORED_FOR_UID]
         return "no-uid-" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
