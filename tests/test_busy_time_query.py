@@ -134,16 +134,17 @@ def plain_events_for(conn: sqlite3.Connection, person: str, start: datetime, end
 
 
 def assert_bounds_hold(conn: sqlite3.Connection) -> None:
-    """The stored bounds are at least the longest single event and the longest materialised occurrence."""
-    bounds = dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())
+    """The bounds read are exactly the longest single event and the longest materialised occurrence."""
+    from scheduler_agent.calendar import events
 
-    def longest(table: str, where: str = "") -> int:
+    def longest(table: str, where: str = "") -> float:
         rows = conn.execute(f"SELECT start_utc, end_utc FROM {table} {where}").fetchall()
         lengths = [(from_utc_text(end) - from_utc_text(start)).total_seconds() for start, end in rows]
-        return int(max(lengths, default=0))
+        return max(lengths, default=0)
 
-    assert bounds["event"] >= longest("events", "WHERE rrule IS NULL AND rdates = ''")
-    assert bounds["occurrence"] >= longest("occurrences")
+    event, occurrence = (days * 86400 if days is not None else 0 for days in conn.execute(events._LONGEST).fetchone())
+    assert event == pytest.approx(longest("events", "WHERE rrule IS NULL AND rdates = ''"), abs=0.01)
+    assert occurrence == pytest.approx(longest("occurrences"), abs=0.01)
 
 
 @pytest.fixture
@@ -293,20 +294,32 @@ def test_busy_for_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
     assert found > 0
 
 
-def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(varied: sqlite3.Connection) -> None:
-    """It uses the same stored bound: forced below the longest event, that event goes missing (the
-    comparison above can fail)."""
+# The bounds read as one hour each: below the longest event of `varied`, which lasts three days.
+TOO_SMALL = "SELECT 1.0 / 24, 1.0 / 24"
+
+
+def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(
+    varied: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It uses the same bound: forced below the longest event, that event goes missing (the comparison
+    above can fail)."""
+    from scheduler_agent.calendar import events
+
     window = (datetime(2026, 9, 1, 6, 0, tzinfo=UTC), datetime(2026, 9, 1, 7, 0, tzinfo=UTC))
     ids = [e.id for e in plain_events_for(varied, "priya", *window) if e.title == "Three days away"]
     assert ids and ids[0] in {busy[0] for busy in busy_for(varied, ["you", "priya"], *window)["priya"]}
-    varied.execute("UPDATE length_bounds SET seconds = 3600 WHERE what = 'event'")
+    monkeypatch.setattr(events, "_LONGEST", TOO_SMALL)
     assert ids[0] not in {busy[0] for busy in busy_for(varied, ["you", "priya"], *window)["priya"]}
 
 
-def test_the_plain_query_really_differs_from_a_bound_too_small(varied: sqlite3.Connection) -> None:
+def test_the_plain_query_really_differs_from_a_bound_too_small(
+    varied: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The comparison can fail: with the bound forced below the longest event, the long event goes missing."""
+    from scheduler_agent.calendar import events
+
     window = (datetime(2026, 9, 1, 6, 0, tzinfo=UTC), datetime(2026, 9, 1, 7, 0, tzinfo=UTC))
-    varied.execute("UPDATE length_bounds SET seconds = 3600 WHERE what = 'event'")
+    monkeypatch.setattr(events, "_LONGEST", TOO_SMALL)
     assert [e.title for e in plain_events_for(varied, "priya", *window)].count("Three days away") == 1
     assert "Three days away" not in [e.title for e in events_for(varied, "priya", *window)]
 
@@ -326,6 +339,10 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
         if query in (events._INDEXED, indexed):  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
             assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
+    plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {events._LONGEST}"))
+    # m035's: the longest single event and occurrence, each from the end of an index on its length
+    assert "SEARCH events USING INDEX events_single_by_length" in plan, plan
+    assert "SEARCH occurrences USING INDEX occurrences_by_length" in plan, plan
 
 
 def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_it_begins(

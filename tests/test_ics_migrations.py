@@ -1,16 +1,20 @@
-"""m012_series and m013_feeds on a calendar made before them: what was imported keeps working."""
+"""m012_series, m013_feeds and m035_length_indexes on a calendar made before them: what was imported, and
+what the range reads need, keep working."""
 
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar import events
+from scheduler_agent.calendar.events import add_event, events_for
 from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.calendar.types import Recurrence
 from scheduler_agent.storage import db
+from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.storage.migrations import MIGRATIONS
 
 
@@ -48,7 +52,6 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(
     assert applied.index("m012_series") < applied.index("m013_feeds")  # both applied, in order, on connect
     row = conn.execute("SELECT person_key, origin, uid, recurrence_id FROM event_sources").fetchone()
     assert tuple(row) == ("priya", "", "standup@t", "")  # kept, as a file's
-    assert dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())["event"] >= 30 * 60
     found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 11, 3, tzinfo=UTC))
     standups = [(e.title, e.start) for e in found if e.title == "Standup"]
     assert standups == [  # expanded by the library from the columns: 09:00 London across the change
@@ -62,20 +65,54 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(
     conn.close()
 
 
-def test_the_length_bound_follows_every_write(tmp_path: Path) -> None:
-    conn = db.connect(tmp_path / "cal.db")
-    seed_demo(conn)
-    bound = dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())["event"]
-    with conn:
-        cursor = conn.execute(
-            "INSERT INTO events (title, start_utc, end_utc) "
-            "VALUES ('Long', '2026-09-01T00:00:00Z', '2026-09-04T00:00:00Z')"
-        )
-        conn.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (cursor.lastrowid,))
-    assert dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())["event"] == 3 * 86400 > bound
+def longest_days(conn: Connection) -> float:
+    event, _ = conn.execute(events._LONGEST).fetchone()
+    return float(event)
+
+
+def test_the_length_bound_follows_every_write(any_conn: Connection) -> None:
+    """On both databases (PostgreSQL's julianday() is m035's own function): the bound is the longest
+    single event's length after an insert, an update and a delete."""
+    conn = any_conn
+    bound = longest_days(conn)
+    at = datetime(2026, 9, 1, tzinfo=UTC)
+    long = add_event(conn, "Long", at, at + timedelta(days=3), ["priya"])
+    assert longest_days(conn) == pytest.approx(3) and bound < 3
     # a three-day event that began well before the window is still found by the bounded range query
-    found = events_for(conn, "priya", datetime(2026, 9, 3, tzinfo=UTC), datetime(2026, 9, 3, 1, tzinfo=UTC))
-    assert [e.title for e in found] == ["Long"]
+    found = events_for(conn, "priya", at + timedelta(days=2), at + timedelta(days=2, hours=1))
+    assert "Long" in [e.title for e in found]
+    with db.transaction(conn):
+        conn.execute("UPDATE events SET end_utc = '2026-09-06T00:00:00Z' WHERE id = ?", (long.id,))
+    assert longest_days(conn) == pytest.approx(5)
+    found = events_for(conn, "priya", at + timedelta(days=4), at + timedelta(days=4, hours=1))
+    assert "Long" in [e.title for e in found]
+    with db.transaction(conn):
+        conn.execute("DELETE FROM events WHERE id = ?", (long.id,))
+    assert longest_days(conn) == pytest.approx(bound)  # it shrinks again: the triggers' bound only grew
+
+
+def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    names = [name for name, _ in MIGRATIONS]
+    monkeypatch.setattr(db, "MIGRATIONS", list(MIGRATIONS[: names.index("m035_length_indexes")]))
+    old = db.connect(path)
+    seed_demo(old)
+    at = datetime(2026, 9, 1, 9, tzinfo=UTC)
+    add_event(old, "Four days", at, at + timedelta(days=4), ["priya"])
+    add_event(old, "Daily", at, at + timedelta(hours=2), ["priya"], tz="UTC", recurrence=Recurrence("FREQ=DAILY"))
+    assert old.execute("SELECT seconds FROM length_bounds WHERE what = 'event'").fetchone()[0] == 4 * 86400
+    old.close()
+    monkeypatch.undo()
+
+    conn = db.connect(path)
+    kinds = {name: kind for kind, name in conn.execute("SELECT type, name FROM sqlite_master")}
+    assert "length_bounds" not in kinds and "trigger" not in kinds.values()
+    assert kinds["events_single_by_length"] == kinds["occurrences_by_length"] == "index"
+    assert conn.execute(events._LONGEST).fetchone() == pytest.approx((4, 2 / 24))
+    found = events_for(conn, "priya", at + timedelta(days=3), at + timedelta(days=3, hours=1))
+    assert {"Daily", "Four days"} <= {e.title for e in found}  # priya's annual leave is there too
     conn.close()
 
 

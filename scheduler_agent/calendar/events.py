@@ -204,15 +204,24 @@ _LIVE = (
 )
 
 
+# The longest single event and the longest occurrence, in days: each read from the end of m035's index on
+# that very expression, so it is a lookup, and it follows every write.
+_LENGTH = "julianday(end_utc) - julianday(start_utc)"
+_LONGEST = (
+    f"SELECT (SELECT max({_LENGTH}) FROM events WHERE rrule IS NULL AND rdates = ''), "
+    f"(SELECT max({_LENGTH}) FROM occurrences)"
+)
+
+
 def _window(conn: Connection, start_utc: datetime, end_utc: datetime) -> dict[str, str]:
     """The query parameters of the window [start_utc, end_utc), with the lower bounds of a start that can
-    still reach into it (the longest event's and occurrence's length before it)."""
-    bounds = dict(conn.execute("SELECT what, seconds FROM length_bounds").fetchall())
+    still reach into it (the longest event's and occurrence's length before it, and a second more)."""
+    event, occurrence = conn.execute(_LONGEST).fetchone()
     return {
         "start": to_utc_text(start_utc),
         "end": to_utc_text(end_utc),
-        "event_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("event", 0) + 1)),
-        "occurrence_lower": to_utc_text(start_utc - timedelta(seconds=bounds.get("occurrence", 0) + 1)),
+        "event_lower": to_utc_text(start_utc - timedelta(days=event or 0, seconds=1)),
+        "occurrence_lower": to_utc_text(start_utc - timedelta(days=occurrence or 0, seconds=1)),
     }
 
 

@@ -638,3 +638,44 @@ def m034_checked_rules(conn: Connection) -> None:
     (m019). A mark holds only for those rules: a list stored by a version whose check differs, or before
     this migration (NULL), is checked whole on its next request, once."""
     _run(conn, "ALTER TABLE conversations ADD COLUMN checked_rules TEXT")
+
+
+@migration
+def m035_length_indexes(conn: Connection) -> None:
+    """The longest single event and occurrence read from an index on their length, not kept by triggers.
+
+    m012's triggers ran an UPDATE of `length_bounds` for every row written: half the time of inserting
+    10,000 events. An index on `julianday(end_utc) - julianday(start_utc)` costs a quarter of that, and
+    `max()` of that expression is read from the end of the index; it also shrinks when a long event goes.
+    PostgreSQL has no julianday(): the same function is made there, so one expression serves both.
+    """
+    if dialect(conn) == "postgresql":
+        _run(
+            conn,
+            "DROP TRIGGER events_length ON events",
+            "DROP TRIGGER occurrences_length ON occurrences",
+            "DROP FUNCTION length_bounds_keep()",
+            # IMMUTABLE, as an index needs: the times stored are 'YYYY-MM-DDTHH:MM:SSZ', whose reading does
+            # not depend on the session's time zone or date style.
+            """
+            CREATE FUNCTION julianday(moment TEXT) RETURNS DOUBLE PRECISION LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            AS $$ SELECT CAST(extract(epoch FROM CAST(moment AS timestamptz)) AS DOUBLE PRECISION) / 86400
+                + 2440587.5 $$
+            """,
+        )
+    else:
+        _run(
+            conn,
+            *(
+                f"DROP TRIGGER {table}_length_{when}"
+                for table in ("events", "occurrences")
+                for when in ("insert", "update")
+            ),
+        )
+    _run(
+        conn,
+        "DROP TABLE length_bounds",
+        "CREATE INDEX events_single_by_length ON events ((julianday(end_utc) - julianday(start_utc))) "
+        "WHERE rrule IS NULL AND rdates = ''",
+        "CREATE INDEX occurrences_by_length ON occurrences ((julianday(end_utc) - julianday(start_utc)))",
+    )
