@@ -116,9 +116,9 @@ def add_events(
             f"INSERT INTO events ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(event_id, *row) for event_id, row in zip(ids, rows, strict=True)],
         )
-        conn.executemany(
-            "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
-            [(event_id, person_key) for event_id in ids],
+        conn.execute(  # the rows just written, from SQLite's side: no row of parameters made or bound for each
+            "INSERT INTO event_attendees (event_id, person_key) SELECT id, ? FROM events WHERE id >= ? AND id < ?",
+            (person_key, first, first + len(rows)),
         )
         for event_id, row, (recurrence, components) in zip(ids, rows, series, strict=True):
             _store_repeat(conn, event_id, row, recurrence, components)
