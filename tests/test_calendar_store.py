@@ -385,6 +385,20 @@ def test_a_rule_dateutil_cannot_expand_is_refused(empty_conn: sqlite3.Connection
     assert counts(empty_conn) == (1, 0, 0)
 
 
+@pytest.mark.parametrize("frequency", ["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY"])
+@pytest.mark.parametrize("start", ["2028-02-29T09:00", "2026-01-31T23:30", "2026-12-31T00:00", "2026-10-25T01:30"])
+@pytest.mark.parametrize("ends", ["", ";COUNT=1", ";INTERVAL=7;UNTIL=20200101T000000Z", ";WKST=SU;INTERVAL=400"])
+def test_a_rule_with_no_by_part_always_gives_a_date(frequency: str, start: str, ends: str) -> None:
+    """check_rule walks a rule to see that some date fits it only when the rule has a BYxxx part: without
+    one, the walk it leaves out finds a date for any start (a 29 February, a 31st, a changed clock)."""
+    from dateutil.rrule import rrulestr
+
+    from scheduler_agent.calendar.recurrence import _check_it_occurs
+
+    rule = f"FREQ={frequency}{ends}"
+    _check_it_occurs(rule, rrulestr(rule, dtstart=london(start)))  # raises if no date fits
+
+
 def test_import_events_is_keyed_by_uid_and_person(empty_conn: sqlite3.Connection) -> None:
     seed_demo(empty_conn)
     before = counts(empty_conn)

@@ -72,7 +72,8 @@ def check_rule(recurrence: Recurrence, start: datetime, tz: str | None) -> None:
     _check_parts(rule)
     try:
         parsed = rrulestr(rule, dtstart=start.astimezone(ZoneInfo(tz)) if tz else start)
-        _check_it_occurs(rule, parsed)
+        if any(part.startswith("BY") for part in parts):  # without a BYxxx part, DTSTART's own date fits it
+            _check_it_occurs(rule, parsed)
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         raise CalendarError(
             f"RRULE {rule!r} is not a recurrence rule dateutil can read ({exc or type(exc).__name__}): "
