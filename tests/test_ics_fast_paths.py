@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from scheduler_agent.calendar.events import recurrence_columns
 from scheduler_agent.calendar.ics.importing import import_file
 from scheduler_agent.calendar.ics.scan import _NAME, IcsError, _scan_lines, _well_formed, property_name, scan
+from scheduler_agent.calendar.ics.values import EARLIEST, LATEST, outside
 from scheduler_agent.calendar.types import Recurrence
 from scheduler_agent.storage import db
 
@@ -154,6 +157,19 @@ def test_a_file_the_shortcut_took_is_numbered_when_a_message_needs_it(demo_db: P
     assert _well_formed(file.read_text()) is not None
     summary = import_file(db.connect(demo_db), file, "priya")
     assert "Skipped late.ics line 17: event (no SUMMARY) (UID b@t): DTEND before DTSTART" in summary
+
+
+@pytest.mark.parametrize("year", [999, 1000, 1001, 9997, 9998, 9999])
+@pytest.mark.parametrize("zone", ["Pacific/Kiritimati", "Etc/GMT+12", "UTC", "America/New_York"])
+def test_outside_at_a_glance_agrees_with_the_time_in_utc(year: int, zone: str) -> None:
+    """`outside` answers from the local year for years well inside the range: the same as in UTC."""
+    for month, day, hour in [(1, 1, 0), (1, 1, 12), (12, 31, 12), (12, 31, 23)]:
+        moment = datetime(year, month, day, hour, tzinfo=ZoneInfo(zone))
+        try:
+            expected = not EARLIEST <= moment.astimezone(UTC) < LATEST
+        except OverflowError:
+            expected = True
+        assert outside(moment) == expected
 
 
 def test_an_override_of_a_single_event_is_stored_as_the_event_itself(demo_db: Path, tmp_path: Path) -> None:
