@@ -20,7 +20,7 @@ import pytest
 
 from scheduler_agent.calendar.backend import SqliteCalendar
 from scheduler_agent.calendar.events import add_event, busy_for, cancel_event, events_for
-from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.calendar.fixtures import SAME_EVENT, seed_demo
 from scheduler_agent.calendar.ics.importing import import_file
 from scheduler_agent.calendar.ics.read import read_ics
 from scheduler_agent.calendar.imports import import_events
@@ -339,6 +339,9 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
         if query in (events._INDEXED, indexed):  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
             assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
+    plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {SAME_EVENT}", {"title": "x"} | args))
+    # the fixture check, without m001's index of every event by time (m036 dropped it)
+    assert "SCAN e" not in plan and "events_single_by_time" in plan and "events_repeating" in plan, plan
     plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {events._LONGEST}"))
     # m035's: the longest single event and occurrence, each from the end of an index on its length
     assert "SEARCH events USING INDEX events_single_by_length" in plan, plan

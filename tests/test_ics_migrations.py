@@ -11,7 +11,7 @@ import pytest
 
 from scheduler_agent.calendar import events
 from scheduler_agent.calendar.events import add_event, events_for
-from scheduler_agent.calendar.fixtures import seed_demo
+from scheduler_agent.calendar.fixtures import demo_fixture, load_fixture, seed_demo
 from scheduler_agent.calendar.types import Recurrence
 from scheduler_agent.storage import db
 from scheduler_agent.storage.dialect import Connection
@@ -157,4 +157,47 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
         ("Sync (later)", datetime(2026, 10, 19, 14, 0, tzinfo=UTC)),
         ("Sync (later)", datetime(2026, 10, 26, 15, 0, tzinfo=UTC)),  # THISANDFUTURE: 15:00 GMT after the change
     ]
+    conn.close()
+
+
+def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count_and_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scheduler_agent.calendar.feeds import list_feeds, subscribe, unsubscribe
+    from scheduler_agent.calendar.imports import import_events
+    from scheduler_agent.calendar.people import find_person
+    from scheduler_agent.calendar.types import ImportedEvent
+
+    path = tmp_path / "old.db"
+    names = [name for name, _ in MIGRATIONS]
+    monkeypatch.setattr(db, "MIGRATIONS", list(MIGRATIONS[: names.index("m036_fewer_indexes_to_write")]))
+    old = db.connect(path)
+    seed_demo(old)
+    at = datetime(2026, 9, 1, 9, tzinfo=UTC)
+    feeds = []
+    for key in ("priya", "marco"):
+        person = find_person(old, key)
+        assert person is not None
+        feed = subscribe(old, f"https://example.com/{key}.ics", person)
+        feeds.append(feed)
+        items = [
+            ImportedEvent(f"{key}-{n}@t", None, "Busy", at + timedelta(days=n), at + timedelta(days=n, hours=1), "UTC")
+            for n in range(3)
+        ]
+        import_events(old, key, items, origin=f"feed:{feed.id}", replace_all=True)
+    old.close()
+    monkeypatch.undo()
+
+    conn = db.connect(path)
+    indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert not {"events_by_time", "event_sources_by_origin"} & indexes
+    assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("priya", 3), ("marco", 3)]
+    unsubscribe(conn, feeds[0].id)
+    assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("marco", 3)]
+    left = conn.execute("SELECT s.uid FROM event_sources s ORDER BY s.uid").fetchall()
+    assert [row[0] for row in left] == ["marco-0@t", "marco-1@t", "marco-2@t"]
+    standup = {"title": "Standup", "start": "2026-09-01T09:00+01:00", "minutes": 15, "attendees": ["you"]}
+    fixture = demo_fixture() | {"events": [standup | {"tz": "Europe/London", "rrule": "FREQ=DAILY"}]}
+    assert load_fixture(conn, fixture) == 1
+    assert seed_demo(conn) == load_fixture(conn, fixture) == 0  # the fixture check finds each again, repeating too
     conn.close()

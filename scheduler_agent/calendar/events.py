@@ -112,9 +112,10 @@ def add_events(
             conn.execute("LOCK TABLE events IN EXCLUSIVE MODE")  # no insert in between: the ids stay free
         first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM events").fetchone()[0]
         ids = list(range(first, first + len(rows)))
+        created = to_utc_text(datetime.now(UTC))  # once for the batch: the column's default is worked out per row
         conn.executemany(
-            f"INSERT INTO events ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(event_id, *row) for event_id, row in zip(ids, rows, strict=True)],
+            f"INSERT INTO events ({_INSERT_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(event_id, *row, created) for event_id, row in zip(ids, rows, strict=True)],
         )
         conn.execute(  # the rows just written, from SQLite's side: no row of parameters made or bound for each
             "INSERT INTO event_attendees (event_id, person_key) SELECT id, ? FROM events WHERE id >= ? AND id < ?",

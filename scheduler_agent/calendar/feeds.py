@@ -119,8 +119,10 @@ def subscribe(conn: Connection, url: str, person: Person, refresh: timedelta = D
 def unsubscribe(conn: Connection, feed_id: int) -> None:
     """Forget a feed and its events."""
     with transaction(conn):
-        conn.execute(
-            "DELETE FROM events WHERE id IN (SELECT event_id FROM event_sources WHERE origin = ?)", (origin(feed_id),)
+        conn.execute(  # by (person, origin): the prefix of event_sources' unique index (m036)
+            "DELETE FROM events WHERE id IN (SELECT s.event_id FROM event_sources s JOIN feeds f "
+            "ON s.person_key = f.person_key AND s.origin = 'feed:' || f.id WHERE f.id = ?)",
+            (feed_id,),
         )
         conn.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
 
@@ -131,7 +133,8 @@ def origin(feed_id: int) -> str:
 
 def list_feeds(conn: Connection, person_keys: list[str] | None = None) -> list[Feed]:
     rows = conn.execute(
-        "SELECT f.*, (SELECT count(*) FROM event_sources s WHERE s.origin = 'feed:' || f.id) AS events "
+        "SELECT f.*, (SELECT count(*) FROM event_sources s WHERE s.person_key = f.person_key "
+        "AND s.origin = 'feed:' || f.id) AS events "
         "FROM feeds f ORDER BY f.id"
     ).fetchall()
     feeds = [_feed(row) for row in rows]

@@ -195,12 +195,21 @@ def _fixture_start(text: str) -> datetime:
     return start
 
 
+# The events with this title and these times, and who attends each: single events and repeating ones each
+# through their own index by time (m021's, m012's).
+_SAME = "e.title = :title AND e.start_utc = :start AND e.end_utc = :end"
+SAME_EVENT = (
+    "SELECT e.id, group_concat(a.person_key, ' ') AS keys FROM events e "
+    "JOIN event_attendees a ON a.event_id = e.id "
+    f"WHERE e.id IN (SELECT e.id FROM events e WHERE {_SAME} AND e.rrule IS NULL AND e.rdates = '' "
+    f"UNION ALL SELECT e.id FROM events e WHERE {_SAME} AND (e.rrule IS NOT NULL OR e.rdates <> '')) "
+    "GROUP BY e.id"
+)
+
+
 def _event_exists(conn: Connection, title: str, start: datetime, end: datetime, attendees: Sequence[str]) -> bool:
     rows = conn.execute(
-        "SELECT e.id, group_concat(a.person_key, ' ') AS keys FROM events e "
-        "JOIN event_attendees a ON a.event_id = e.id "
-        "WHERE e.title = ? AND e.start_utc = ? AND e.end_utc = ? GROUP BY e.id",
-        (" ".join(title.split()), to_utc_text(start), to_utc_text(end)),
+        SAME_EVENT, {"title": " ".join(title.split()), "start": to_utc_text(start), "end": to_utc_text(end)}
     )
     wanted = set(attendees)
     return any(set(row["keys"].split()) == wanted for row in rows)
