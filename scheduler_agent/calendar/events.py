@@ -122,7 +122,8 @@ def add_events(
             (person_key, first, first + len(rows)),
         )
         for event_id, row, (recurrence, components) in zip(ids, rows, series, strict=True):
-            _store_repeat(conn, event_id, row, recurrence, components)
+            if recurrence or components is not None:  # most rows of an import: nothing more to store
+                _store_repeat(conn, event_id, row, recurrence, components)
     return ids
 
 

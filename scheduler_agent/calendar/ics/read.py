@@ -96,8 +96,9 @@ def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: boo
         calendars = icalendar.Calendar.from_ical(text, multiple=True)
     except ValueError as exc:
         raise IcsError(f"{name} is not valid iCalendar ({exc}); export the calendar again as .ics") from None
-    settings = [_settings(calendar, owner) for calendar in calendars]
-    components = [(index, event) for index, calendar in enumerate(calendars) for event in calendar.walk("VEVENT")]
+    walked = [calendar.walk() for calendar in calendars]  # each component once, for the events and the zones
+    settings = [_settings(calendar, found, owner) for calendar, found in zip(calendars, walked, strict=True)]
+    components = [(index, event) for index, found in enumerate(walked) for event in found if event.name == "VEVENT"]
     paired = lines.count == len(components)  # else cannot pair them up: say which event, not which line
     candidates: list[_Candidate] = []
     problems: list[Skip] = []
@@ -118,7 +119,7 @@ def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: boo
     return _group(candidates, settings, person, problems)
 
 
-def _settings(calendar: Any, owner: Person) -> _Calendar:
+def _settings(calendar: Any, walked: list[Any], owner: Person) -> _Calendar:
     x_wr = calendar.get("X-WR-TIMEZONE")
     zone = None
     if x_wr is not None:
@@ -126,7 +127,7 @@ def _settings(calendar: Any, owner: Person) -> _Calendar:
             zone = check_tz(str(x_wr).strip())
         except CalendarError:
             zone = None  # an unknown X-WR-TIMEZONE is ignored: floating times stay the owner's
-    timezones = {str(tz.get("TZID")): tz for tz in calendar.walk("VTIMEZONE")}
+    timezones = {str(tz.get("TZID")): tz for tz in walked if tz.name == "VTIMEZONE"}
     return _Calendar(zone or owner.tz, timezones, zone)
 
 
