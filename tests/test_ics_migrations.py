@@ -91,14 +91,21 @@ def test_the_length_bound_follows_every_write(any_conn: Connection) -> None:
     assert longest_days(conn) == pytest.approx(bound)  # it shrinks again: the triggers' bound only grew
 
 
+def demo_before(migration: str, path: Path, monkeypatch: pytest.MonkeyPatch) -> Connection:
+    """The demo calendar at `path` as the version before `migration` made it (undo the monkeypatch to
+    connect again with every migration)."""
+    names = [name for name, _ in MIGRATIONS]
+    monkeypatch.setattr(db, "MIGRATIONS", list(MIGRATIONS[: names.index(migration)]))
+    old = db.connect(path)
+    seed_demo(old)
+    return old
+
+
 def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_events(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "old.db"
-    names = [name for name, _ in MIGRATIONS]
-    monkeypatch.setattr(db, "MIGRATIONS", list(MIGRATIONS[: names.index("m035_length_indexes")]))
-    old = db.connect(path)
-    seed_demo(old)
+    old = demo_before("m035_length_indexes", path, monkeypatch)
     at = datetime(2026, 9, 1, 9, tzinfo=UTC)
     add_event(old, "Four days", at, at + timedelta(days=4), ["priya"])
     add_event(old, "Daily", at, at + timedelta(hours=2), ["priya"], tz="UTC", recurrence=Recurrence("FREQ=DAILY"))
@@ -169,10 +176,7 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
     from scheduler_agent.calendar.types import ImportedEvent
 
     path = tmp_path / "old.db"
-    names = [name for name, _ in MIGRATIONS]
-    monkeypatch.setattr(db, "MIGRATIONS", list(MIGRATIONS[: names.index("m036_fewer_indexes_to_write")]))
-    old = db.connect(path)
-    seed_demo(old)
+    old = demo_before("m036_fewer_indexes_to_write", path, monkeypatch)
     at = datetime(2026, 9, 1, 9, tzinfo=UTC)
     feeds = []
     for key in ("priya", "marco"):
