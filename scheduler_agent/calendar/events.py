@@ -122,8 +122,7 @@ def add_events(
             (person_key, first, first + len(rows)),
         )
         for event_id, row, (recurrence, components) in zip(ids, rows, series, strict=True):
-            if recurrence or components is not None:  # most rows of an import: nothing more to store
-                _store_repeat(conn, event_id, row, recurrence, components)
+            _store_repeat(conn, event_id, row, recurrence, components)
     return ids
 
 
