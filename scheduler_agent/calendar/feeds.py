@@ -120,9 +120,9 @@ def unsubscribe(conn: Connection, feed_id: int) -> None:
     """Forget a feed and its events."""
     with transaction(conn):
         conn.execute(  # by (person, origin): the prefix of event_sources' unique index (m036)
-            "DELETE FROM events WHERE id IN (SELECT s.event_id FROM event_sources s JOIN feeds f "
-            "ON s.person_key = f.person_key AND s.origin = 'feed:' || f.id WHERE f.id = ?)",
-            (feed_id,),
+            "DELETE FROM events WHERE id IN (SELECT event_id FROM event_sources "
+            "WHERE person_key = (SELECT person_key FROM feeds WHERE id = ?) AND origin = ?)",
+            (feed_id, origin(feed_id)),
         )
         conn.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
 
