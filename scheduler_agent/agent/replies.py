@@ -109,16 +109,15 @@ def _kind(value: object) -> str:
 
 def call_ids(messages: Iterable[Mapping[str, Any]]) -> list[str]:
     """Every tool_use id already in the list."""
-    ids = []
-    for message in messages:
-        content = message.get("content")
-        if message.get("role") == "assistant" and isinstance(content, list):
-            ids += [b["id"] for b in content if is_object(b) and b.get("type") == "tool_use" and b.get("id")]
-    return ids
+    return [call_id for message in messages for call_id in _ids_of(message)]
 
 
 def _ids_of(message: Mapping[str, Any]) -> list[str]:
-    return call_ids([message])
+    """The tool_use ids of one entry: none unless it is an assistant turn with a list of blocks."""
+    content = message.get("content")
+    if message.get("role") != "assistant" or not isinstance(content, list):
+        return []
+    return [b["id"] for b in content if is_object(b) and b.get("type") == "tool_use" and b.get("id")]
 
 
 class CallIds:
