@@ -14,8 +14,11 @@ from radicale_server import RadicaleServer, make_calendars, unique_passwords
 
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.storage.db import Connection
-from scheduler_agent.testing.postgres import PostgresServer, ServerUnavailable
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
+
+# What the run starts, it ends (session_cleanup.py); the PostgreSQL fixtures (pg_fixtures.py); pytester, for
+# the test that runs a small session of its own to check that clean-up.
+pytest_plugins = ["session_cleanup", "pg_fixtures", "pytester"]
 
 
 @pytest.fixture(autouse=True)
@@ -135,27 +138,7 @@ def radicale(tmp_path: Path) -> Iterator[RadicaleServer]:
         yield server
 
 
-# --- PostgreSQL (issue 16): a real server on loopback for the session, a fresh database per test ----------
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PostgresServer]:
-    """PostgreSQL (scheduler_agent/testing/postgres.py) for the whole session. Skipped, with the reason, only
-    when none can be started here; where CI installed it (CI=true), failing to start it fails the tests."""
-    try:
-        server = PostgresServer().start()
-    except ServerUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the PostgreSQL tests need a server, which CI installs: {exc}")
-        pytest.skip(f"no PostgreSQL server can be started: {exc}")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def pg_url(pg_server: PostgresServer) -> str:
-    """The URL of a new, empty database on the session's server."""
-    return pg_server.new_database()
+# --- PostgreSQL (issue 16): pg_server and pg_url are in pg_fixtures.py ---------------------------------------
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
