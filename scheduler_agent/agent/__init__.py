@@ -7,8 +7,8 @@
         if no tool_use in reply: return its text
         messages.append(results_for(reply))    # ONE user turn: one tool_result per tool_use id
 
-`loop.run_turn` is that loop, over two steps it is given: a model step (the first two lines of the
-body) and a tool round (the last); `steps` has both as they run in one process. `toolbox` turns each
+`loop.run_turn` is that loop, over two steps it is given: a model step (the reply, appended) and a
+tool round (its results, appended); `steps` has both as they run in one process. `toolbox` turns each
 call into exactly one `tool_result`; `request` builds the body (a pure function); `events` is what the
 loop reports; `replies` judges whether a reply can join the list; `trim` bounds what is sent;
 `deadline` bounds a tool call; `growth` tells what keeps something per entry where the list changed.

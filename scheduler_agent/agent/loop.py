@@ -30,12 +30,14 @@ Build = Callable[[list[JSON]], JSON]  # the message list in, the whole request b
 
 
 class ModelStep(Protocol):
-    """Ask the model once: build the request from `messages`, check it, send it, judge the reply, and append
-    the assistant turn verbatim (a reply that cannot join the list is kept beside it, never in it).
+    """Ask the model once: build the request from `messages` (a session checks the list's grammar first), send
+    it, judge the reply, and append the assistant turn verbatim (a reply that cannot join the list is kept
+    beside it, never in it).
 
     Returns None when the reply asked for tools (the turn goes on: the tool round answers them), else how
-    the turn ended. `iteration` counts the model calls of this user turn, from 1. Safe to run twice with the
-    same list: an implementation says in its docstring what makes it so."""
+    the turn ended. `iteration` counts the model calls of this user turn, from 1. A durable engine runs a step
+    again, on the list as it was, when a crash kept it from hearing that the step had run: a step given to one
+    must be safe to run twice, and its docstring says what makes it so."""
 
     def __call__(self, messages: list[JSON], iteration: int) -> TurnOutcome | None: ...
 
@@ -43,7 +45,7 @@ class ModelStep(Protocol):
 class ToolRound(Protocol):
     """Answer every call of the assistant turn that ends `messages`: one `tool_result` per call, in order, all
     in ONE user turn appended to `messages`. Ctrl-C in a tool: the round is answered (and stored), then
-    KeyboardInterrupt goes on. Safe to run twice with the same list: an implementation says what makes it so."""
+    KeyboardInterrupt goes on. Safe to run twice, as a model step is; its docstring says what makes it so."""
 
     def __call__(self, messages: list[JSON], iteration: int) -> None: ...
 

@@ -22,9 +22,10 @@ from scheduler_agent.agent.types import JSON
 class AskModel:
     """The model step (`loop.ModelStep`): build the request, send it, judge the reply, append it verbatim.
 
-    Run twice with the same list, it asks the model twice: in one process nothing else remembers the first
-    answer (a session's step does: `agent/session_steps.py`). `known_calls` keeps the list's call ids between
-    turns (a reply may not reuse one); None: a new set, read from the list."""
+    Run twice with the same list, it asks the model twice: nothing but the list remembers the first answer, and
+    in one process there is no crash to come back from (a session's step remembers: `agent/session_steps.py`).
+    `known_calls` keeps the list's call ids between turns (a reply may not reuse one); None: a new set, read
+    from the list."""
 
     def __init__(self, build: Build, send: Send, report: Report, known_calls: CallIds | None = None) -> None:
         self.build, self.send, self.report = build, send, report
