@@ -3,7 +3,7 @@
 The message list is the whole of its state. Start reading at `scheduler_agent.agent` (the loop);
 the names below are what another program, or a reader, uses:
 
-    from scheduler_agent import run_turn, Toolbox, ToolError
+    from scheduler_agent import run_turn, AskModel, AnswerCalls, Toolbox, ToolError
 
 Each name is imported when first used (PEP 562), so `import scheduler_agent` stays cheap: it
 loads neither the SDK nor vcrpy nor Click.
@@ -22,6 +22,10 @@ _EXPORTS = {
     "run_turn": "scheduler_agent.agent.loop",
     "Send": "scheduler_agent.agent.loop",
     "Build": "scheduler_agent.agent.loop",
+    "ModelStep": "scheduler_agent.agent.loop",
+    "ToolRound": "scheduler_agent.agent.loop",
+    "AskModel": "scheduler_agent.agent.steps",
+    "AnswerCalls": "scheduler_agent.agent.steps",
     "build_request": "scheduler_agent.agent.request",
     "Toolbox": "scheduler_agent.agent.toolbox",
     "ToolError": "scheduler_agent.agent.toolbox",
@@ -62,6 +66,8 @@ _EXPORTS = {
 __all__ = [
     "JSON",
     "AgentError",
+    "AnswerCalls",
+    "AskModel",
     "Build",
     "CalendarTools",
     "CallStatus",
@@ -70,6 +76,7 @@ __all__ = [
     "GrammarError",
     "IncrementalChecker",
     "ModelAPI",
+    "ModelStep",
     "ReplyReceived",
     "Report",
     "RequestSent",
@@ -82,6 +89,7 @@ __all__ = [
     "ToolAnswered",
     "ToolCalled",
     "ToolError",
+    "ToolRound",
     "Toolbox",
     "TurnEnded",
     "TurnOutcome",
@@ -124,9 +132,10 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time the names c
         TurnEnded,
         TurnOutcome,
     )
-    from scheduler_agent.agent.loop import Build, Send, run_turn
+    from scheduler_agent.agent.loop import Build, ModelStep, Send, ToolRound, run_turn
     from scheduler_agent.agent.request import build_request
     from scheduler_agent.agent.session import Session, Settings
+    from scheduler_agent.agent.steps import AnswerCalls, AskModel
     from scheduler_agent.agent.toolbox import CallStatus, Toolbox, ToolError, run_call
     from scheduler_agent.agent.types import JSON
     from scheduler_agent.api.client import ModelAPI, make_client

@@ -19,6 +19,7 @@ README = PACKAGE.parent / "README.md"
 SUBPACKAGES = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
 PURE_CORE = {
     "loop",
+    "steps",
     "toolbox",
     "events",
     "replies",

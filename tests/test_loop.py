@@ -12,6 +12,7 @@ from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.events import Event, Stop, ToolCalled, TurnEnded
 from scheduler_agent.agent.loop import add_user_text, iterations_in_turn, run_turn
 from scheduler_agent.agent.request import build_request
+from scheduler_agent.agent.steps import AnswerCalls, AskModel
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.testing.scripted_server import Reply, text, tool_use
@@ -58,8 +59,9 @@ def run(replies: list[Reply], *, max_iterations: int = 10, toolbox: EchoTools | 
     messages: list[JSON] = []
     add_user_text(messages, "go")
     with scripted_send(replies) as (send, server):
+        model_step, tool_round = AskModel(build, send, events.append), AnswerCalls(toolbox, events.append)
         outcome = run_turn(
-            messages, build=build, send=send, toolbox=toolbox, max_iterations=max_iterations, report=events.append
+            messages, model_step=model_step, tool_round=tool_round, max_iterations=max_iterations, report=events.append
         )
     return outcome, messages, server.received, events
 

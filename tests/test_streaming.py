@@ -13,10 +13,19 @@ import pytest
 import yaml
 
 from scheduler_agent.agent.errors import ModelRequestFailed, ModelUnavailable
-from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, StreamedText, TextDelta, ToolAnswered
+from scheduler_agent.agent.events import (
+    Event,
+    ReplyReceived,
+    RequestSent,
+    StreamedText,
+    TextDelta,
+    ToolAnswered,
+    ignore,
+)
 from scheduler_agent.agent.loop import run_turn
 from scheduler_agent.agent.request import build_request
 from scheduler_agent.agent.session import system_prompt
+from scheduler_agent.agent.steps import AnswerCalls, AskModel
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.api.sse import IncompleteStream, assemble
@@ -195,7 +204,8 @@ def run_streamed(
     with served(replies) as (server, _, _):
         client = make_client(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)
         send = ModelAPI(client, on_text=reporter.on_text).send
-        run_turn(messages, build=build, send=send, toolbox=toolbox, max_iterations=10, report=reporter)
+        model_step, tool_round = AskModel(build, send, reporter), AnswerCalls(toolbox, reporter)
+        run_turn(messages, model_step=model_step, tool_round=tool_round, max_iterations=10, report=reporter)
     return messages, events, server.received
 
 
@@ -270,11 +280,12 @@ def test_ctrl_c_while_streaming_propagates_and_leaves_the_list_valid() -> None:
         with pytest.raises(KeyboardInterrupt):
             run_turn(
                 messages,
-                build=lambda current: request(messages=current),
-                send=ModelAPI(client, on_text=interrupt).send,
-                toolbox=CalendarTools.__new__(CalendarTools),  # never reached: no tool is asked for
+                model_step=AskModel(
+                    lambda current: request(messages=current), ModelAPI(client, on_text=interrupt).send, ignore
+                ),
+                tool_round=AnswerCalls(CalendarTools.__new__(CalendarTools), ignore),  # never reached: no tool asked
                 max_iterations=3,
-                report=lambda event: None,
+                report=ignore,
             )
         assert messages == [USER]  # nothing appended: the reply was never whole
         again = ModelAPI(client).send(request(messages=messages))  # the same list can be sent again

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from scheduler_agent import JSON, Event, Stop, run_turn
+from scheduler_agent import JSON, AnswerCalls, AskModel, Event, Stop, run_turn
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.loop import add_user_text
 
@@ -53,9 +53,8 @@ def test_two_iterations_grow_the_list_by_two_entries_a_round() -> None:
 
     outcome = run_turn(
         messages,
-        build=lambda m: {"messages": list(m)},
-        send=send,
-        toolbox=Weather(),
+        model_step=AskModel(lambda m: {"messages": list(m)}, send, events.append),
+        tool_round=AnswerCalls(Weather(), events.append),
         max_iterations=5,
         report=events.append,
     )

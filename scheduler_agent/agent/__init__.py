@@ -7,11 +7,13 @@
         if no tool_use in reply: return its text
         messages.append(results_for(reply))    # ONE user turn: one tool_result per tool_use id
 
-`loop.run_turn` is that loop; `toolbox` turns each call into exactly one `tool_result`; `request`
-builds the body (a pure function); `events` is what the loop reports; `replies` judges whether a
-reply can join the list; `trim` bounds what is sent; `deadline` bounds a tool call; `growth` tells
-what keeps something per entry where the list changed. These are the pure core and import nothing
-else of the package. `session` wires the loop to the grammar check, the
-store and the calendar; `approval` asks the person before a side effect; `prompt_loader` reads the
-prompt files in the top-level `prompts/`.
+`loop.run_turn` is that loop, over two steps it is given: a model step (the reply, appended) and a
+tool round (its results, appended); `steps` has both as they run in one process. `toolbox` turns each
+call into exactly one `tool_result`; `request` builds the body (a pure function); `events` is what the
+loop reports; `replies` judges whether a reply can join the list; `trim` bounds what is sent;
+`deadline` bounds a tool call; `growth` tells what keeps something per entry where the list changed.
+These are the pure core and import nothing else of the package. `session` wires the loop to the
+grammar check, the store and the calendar, through its own two steps (`session_steps`); `approval`
+asks the person before a side effect; `prompt_loader` reads the prompt files in the top-level
+`prompts/`.
 """

@@ -1,27 +1,27 @@
 """The agent: a while-loop around a stateless model. The message list is the whole of its state.
 
 `run_turn` below is the five-line loop of this package's docstring (`agent/__init__.py`), plus a
-bound. Everything else here is a helper it calls.
+bound, over two steps it is given: a model step (ask the model once, append its reply) and a tool
+round (answer every call of that reply in one user turn). `agent/steps.py` has the two as they run
+in one process with nothing around them; a session gives its own, which store what they append
+(`agent/session_steps.py`). Everything else here is a helper they call.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Protocol
 
 from scheduler_agent.agent.events import (
-    ReplyReceived,
-    ReplySetAside,
     Report,
-    RequestSent,
-    RoundAnswered,
     Stop,
     ToolAnswered,
     ToolCalled,
     TurnEnded,
     TurnOutcome,
 )
-from scheduler_agent.agent.replies import CallIds, Fit, Verdict, judge
+from scheduler_agent.agent.replies import Fit, Verdict
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, Toolbox, run_call
 from scheduler_agent.agent.types import JSON
 
@@ -29,50 +29,49 @@ Send = Callable[[JSON], JSON]  # a request body in, the API's response body out
 Build = Callable[[list[JSON]], JSON]  # the message list in, the whole request body out
 
 
+class ModelStep(Protocol):
+    """Ask the model once: build the request from `messages` (a session checks the list's grammar first), send
+    it, judge the reply, and append the assistant turn verbatim (a reply that cannot join the list is kept
+    beside it, never in it).
+
+    Returns None when the reply asked for tools (the turn goes on: the tool round answers them), else how
+    the turn ended. `iteration` counts the model calls of this user turn, from 1. A durable engine runs a step
+    again, on the list as it was, when a crash kept it from hearing that the step had run: a step given to one
+    must be safe to run twice, and its docstring says what makes it so."""
+
+    def __call__(self, messages: list[JSON], iteration: int) -> TurnOutcome | None: ...
+
+
+class ToolRound(Protocol):
+    """Answer every call of the assistant turn that ends `messages`: one `tool_result` per call, in order, all
+    in ONE user turn appended to `messages`. Ctrl-C in a tool: the round is answered (and stored), then
+    KeyboardInterrupt goes on. Safe to run twice, as a model step is; its docstring says what makes it so."""
+
+    def __call__(self, messages: list[JSON], iteration: int) -> None: ...
+
+
 def run_turn(
     messages: list[JSON],
     *,
-    build: Build,
-    send: Send,
-    toolbox: Toolbox,
+    model_step: ModelStep,
+    tool_round: ToolRound,
     max_iterations: int,
     report: Report,
-    known_calls: CallIds | None = None,
 ) -> TurnOutcome:
     """Run the model on `messages` (which ends with a user turn) until it stops asking for tools.
 
-    `messages` is changed in place and is valid to send again whenever this returns or raises. A reply
-    that is empty, or that the API would refuse to take back, is not appended (see replies.py).
-    `known_calls` keeps the list's call ids between turns (a session passes its own); None: one per turn.
+    `messages` is changed in place, by the two steps only, and is valid to send again whenever this returns
+    or raises. The steps: `agent/steps.py` (in one process), `agent/session_steps.py` (a stored session).
     """
-    known_calls = known_calls if known_calls is not None else CallIds()
     iteration = iterations_in_turn(messages)  # a resumed turn goes on counting; each pass appends one reply
     while True:
         iteration += 1
         if iteration > max_iterations:
             return ended(report, bound_reached(messages, max_iterations))
-        request = build(messages)
-        report(RequestSent(iteration, request))
-        reply = send(request)
-        del request  # sent: the loop keeps no request (a session's next one may then reuse its list: growth.py)
-        verdict = judge(reply, known_calls.of(messages))
-        if not verdict.usable:  # kept beside the list, never in it: the list stays valid to send again
-            report(ReplySetAside(iteration, reply, verdict.fit, verdict.problems))
-            return ended(report, set_aside(reply, verdict, iteration))
-        messages.append({"role": "assistant", "content": reply["content"]})  # verbatim, before any tool runs
-        report(ReplyReceived(iteration, reply))
-        calls = tool_uses(reply)
-        if not calls or reply.get("stop_reason") != "tool_use":
-            if calls:  # cut off mid-call: answer without running, so the list stays valid
-                why = f"the reply stopped ({reply.get('stop_reason')}) before this call was complete"
-                messages.append({"role": "user", "content": [not_run(call, why) for call in calls]})
-                report(RoundAnswered(iteration, messages[-1]))
-            return ended(report, model_stopped(reply, iteration))
-        results, interrupted = answer_all(toolbox, calls, iteration, report)
-        messages.append({"role": "user", "content": results})  # ONE user turn: one tool_result per call
-        report(RoundAnswered(iteration, messages[-1]))
-        if interrupted:  # Ctrl-C during a tool: the round is answered (and stored); now stop
-            raise KeyboardInterrupt
+        stopped = model_step(messages, iteration)  # build, check, send, judge; the reply appended verbatim
+        if stopped is not None:  # the model answered or stopped, or its reply was kept beside the list
+            return ended(report, stopped)
+        tool_round(messages, iteration)  # ONE user turn: one tool_result per call, before the next request
 
 
 def answer_all(toolbox: Toolbox, calls: list[JSON], iteration: int, report: Report) -> tuple[list[JSON], bool]:

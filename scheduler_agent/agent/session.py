@@ -1,11 +1,13 @@
 """A conversation around the loop: its list, what else the API sees, the checks and the store.
 
-`run_turn` (agent/loop.py) is the agent. A Session gives it a request builder that checks the
-list's grammar before every request, and listens to its events to store the list as it
-grows. The list stays a plain `list` of dicts, in `session.messages`, for anyone to read.
+`run_turn` (agent/loop.py) is the agent. A Session gives it its two steps (session_steps.py): a model
+step whose request builder checks the list's grammar before every request and which stores each reply
+as it arrives, and a tool round that runs the calendar's tools and stores each round. The list stays a
+plain `list` of dicts, in `session.messages`, for anyone to read.
 
 The pieces beside this module: checked_request.py (the check, the budget, the body and its size),
-session_store.py (the conversation's rows), session_lease.py (one process at a time), resuming.py.
+session_store.py (the conversation's rows), session_events.py (what it does with the loop's events),
+session_lease.py (one process at a time), resuming.py.
 """
 
 from __future__ import annotations
@@ -20,19 +22,15 @@ from scheduler_agent.agent.approval import ApprovingToolbox, Decide
 from scheduler_agent.agent.checked_request import RequestBuilder, repair_advice
 from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.errors import InputError, ModelUnavailable
-from scheduler_agent.agent.events import (
-    Report,
-    RoundAnswered,
-    TurnOutcome,
-    TurnStarted,
-)
-from scheduler_agent.agent.loop import Send, add_user_text, answer_all, iterations_in_turn, run_turn, tool_uses
+from scheduler_agent.agent.events import Report, TurnOutcome, TurnStarted
+from scheduler_agent.agent.loop import Send, add_user_text, iterations_in_turn, run_turn
 from scheduler_agent.agent.prompt_loader import render
 from scheduler_agent.agent.replies import CallIds
 from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS
 from scheduler_agent.agent.resuming import resumable, resumed_outcome
 from scheduler_agent.agent.session_events import SessionListener
 from scheduler_agent.agent.session_lease import SessionLease
+from scheduler_agent.agent.session_steps import StoredModelStep, StoredToolRound
 from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, Toolbox
 from scheduler_agent.agent.types import JSON
@@ -109,13 +107,18 @@ class Session:
         self.records = SessionStore(conn, cid, self.messages, texts)
         self.requests = RequestBuilder(report, settings.context_budget, settings.trim, settings.strict, texts)
         self.lease = SessionLease(conn)
-        self._listen = SessionListener(self.messages, self.records, self.requests, self.lease, self.sync, report)
+        self._listen = SessionListener(self.messages, self.records, self.requests, self.lease, report)
         self.calls = CallIds()  # the list's call ids, kept between turns (a reply may not reuse one)
         self.calendar = open_calendar(conn, invites=settings.invites)  # the local one, or the CalDAV server
         tools = CalendarTools(conn, clock, settings.tool_deadline, self.calendar)
         self.toolbox: Toolbox = (
             tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen, approved)
         )
+        # the loop's two steps, wired to the check, the store and the calendar (session_steps.py)
+        self.model_step = StoredModelStep(
+            self._build, self._send, self._listen, self.calls, self.records, self.requests, self.sync
+        )
+        self.tool_round = StoredToolRound(self.toolbox, self._listen, self.records, self.sync)
         self.context: Context | None = None  # what the API sees besides the list, as last sent or stored
         self.announce: Callable[[int], None] = lambda cid: None  # hears the id of a conversation just stored
 
@@ -199,11 +202,7 @@ class Session:
             done = iterations_in_turn(self.messages)
             self._listen.resumed = done
             if state == "interrupted":  # the calls of the last assistant turn have no results yet: run them now
-                results, interrupted = answer_all(self.toolbox, tool_uses(self.messages[-1]), done, self._listen)
-                self.messages.append({"role": "user", "content": results})
-                self._listen(RoundAnswered(done, self.messages[-1]))
-                if interrupted:
-                    raise KeyboardInterrupt
+                self.tool_round(self.messages, done)
             return self._run(done + self.settings.max_iterations)
 
     @contextmanager
@@ -222,17 +221,18 @@ class Session:
         try:
             outcome = run_turn(
                 self.messages,
-                build=self._build,
-                send=self.send,
-                toolbox=self.toolbox,
+                model_step=self.model_step,
+                tool_round=self.tool_round,
                 max_iterations=max_iterations,
                 report=self._listen,
-                known_calls=self.calls,
             )
             return resumed_outcome(outcome, self._listen.resumed)
         except ModelUnavailable:
             self.records.bump("retries_exhausted")
             raise
+
+    def _send(self, request: JSON) -> JSON:
+        return self.send(request)  # `send` may be replaced after the steps were made (a test does)
 
     def _build(self, messages: list[JSON]) -> JSON:
         """The request for this iteration, after the grammar check: a list the API would reject is never sent."""

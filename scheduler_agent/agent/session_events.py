@@ -1,21 +1,17 @@
-"""What a session does with the loop's events before the person hears of them: store first, then tell.
+"""What a session does with the loop's events before the person hears of them.
 
-So what is reported has already been written: the assistant turn before any tool runs, a round's
-results in one transaction, each reply's row (with the request's size) beside the list.
+What the list gained is already stored when its event comes: the session's steps store it first
+(agent/session_steps.py). Here: the lease renewed before each wait, the request's size (for its reply's
+row), the counters, and how the turn ended.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from scheduler_agent.agent.checked_request import RequestBuilder
 from scheduler_agent.agent.events import (
     Event,
-    ReplyReceived,
-    ReplySetAside,
     Report,
     RequestSent,
-    RoundAnswered,
     Stop,
     ToolAnswered,
     ToolCalled,
@@ -27,39 +23,23 @@ from scheduler_agent.agent.session_lease import SessionLease
 from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.toolbox import CallStatus
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.storage.conversations import Reply
 from scheduler_agent.testing import faults
 
 
 class SessionListener:
-    """The `report` a session gives the loop: it stores, renews the lease, then passes the event on."""
+    """The `report` a session gives the loop and its steps: it renews the lease, then passes the event on."""
 
     def __init__(
-        self,
-        messages: list[JSON],
-        records: SessionStore,
-        requests: RequestBuilder,
-        lease: SessionLease,
-        sync: Callable[[Reply | None], None],
-        report: Report,
+        self, messages: list[JSON], records: SessionStore, requests: RequestBuilder, lease: SessionLease, report: Report
     ) -> None:
         self.messages, self.records, self.requests, self.lease = messages, records, requests, lease
-        self.sync, self.report = sync, report
+        self.report = report
         self.resumed: int | None = None  # iterations already in the turn when `resume` took it up
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, (RequestSent, ToolCalled)):  # before a wait: the model, a tool
             self.lease.renew()
-        if isinstance(event, ReplySetAside):
-            self.sync(self.records.reply_record(event.iteration, event.reply, len(self.messages), kept=True))
-        elif isinstance(event, ReplyReceived):
-            self.sync(self.records.reply_record(event.iteration, event.reply, len(self.messages) - 1))
-            self.requests.received(len(self.messages) - 1, event.reply["content"])  # after the store encoded it
-            faults.reach("after_assistant_stored")
-        elif isinstance(event, RoundAnswered):
-            self.sync(None)
-            faults.reach("after_results_stored")
-        elif isinstance(event, ToolAnswered):
+        if isinstance(event, ToolAnswered):
             if event.status == CallStatus.TIMED_OUT:
                 self.records.bump("tool_deadlines")
             if self._first_of_several(event.call):

@@ -65,6 +65,38 @@ class SessionStore:
         self.journal = Journal(self.conn, self.cid, messages)
         return record.context
 
+    def holds(self, position: int) -> bool:
+        """Whether the entry at `position` of the list is stored already."""
+        return self.journal is not None and self.journal.stored > position
+
+    def stored_entry(self, position: int) -> JSON | None:
+        """The entry stored at `position` when the store holds more than a list of that length: a step run again
+        on the list as it was before it ran. None when it holds no more, as in every run of a session's own list
+        (the journal's count says so: nothing is read)."""
+        if self.cid is None or not self.holds(position):
+            return None
+        return conversations.load(self.conn, self.cid)[1][position]
+
+    def stored_reply(self, position: int) -> JSON | None:
+        """The reply whose assistant turn is stored at `position` (see `stored_entry`), as the API's body: the turn's
+        content, and its row's model, stop_reason and usage. None when no assistant turn is stored there."""
+        entry = self.stored_entry(position)
+        if self.cid is None or entry is None or entry["role"] != "assistant":
+            return None
+        rows = [r for r in conversations.replies(self.conn, self.cid) if r.position == position and r.appended]
+        if not rows:  # stored by a version that kept no reply rows: a turn with calls was asking for them
+            asked = any(b.get("type") == "tool_use" for b in entry["content"] if isinstance(b, dict))
+            rows = [Reply(position, 0, "", "tool_use" if asked else "end_turn", {}, 0)]
+        row = rows[-1]
+        return {
+            "type": "message",
+            "role": "assistant",
+            "model": row.model,
+            "content": entry["content"],
+            "stop_reason": row.stop_reason,
+            "usage": row.usage,
+        }
+
     def bump(self, counter: Counter) -> None:
         if self.cid is not None:
             conversations.bump(self.conn, self.cid, counter)
