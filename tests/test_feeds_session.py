@@ -37,7 +37,10 @@ def server() -> Iterator[tuple[str, Feed]]:
 
 def subscribed(demo_db: Path, url: str, state: Feed) -> None:
     state.body = ics(*FOCUS)
-    result = runner.invoke(app, ["calendar", "subscribe", url, "--person", "priya", "--db", str(demo_db)])
+    result = runner.invoke(
+        app,
+        ["calendar", "subscribe", url, "--allow-http", "--allow-private", "--person", "priya", "--db", str(demo_db)],
+    )
     assert result.exit_code == 0, result.output
     conn = db.connect(demo_db)
     with conn:
