@@ -12,6 +12,7 @@ only form in which it is ever printed (`calendar feeds`, errors, dumps); it is s
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -257,17 +258,22 @@ def _store(conn: Connection, feed: Feed, now: datetime, body: bytes, etag: str |
     return "\n".join([f"feed {feed.id} ({feed.shown}) for {feed.person_key}: {result}", *skips.splitlines()])
 
 
-def refresh_due(conn: Connection, now: datetime | None = None, seconds: float | None = None) -> list[str]:
-    """Fetch every feed older than its refresh age, all within `seconds`; what each fetch said."""
+def refresh_for_turn(conn: Connection, now: datetime | None = None, seconds: float | None = None) -> str:
+    """Refresh the due feeds within `seconds` in all (a live turn's short budget), then say in one line which
+    copy of each the turn uses; '' when none was due. A feed not fetched in time keeps its last good copy."""
     moment = now or datetime.now(UTC)
-    budget = TIMEOUT_SECONDS if seconds is None else seconds
-    started = datetime.now(UTC)
-    lines = []
-    for feed in list_feeds(conn):
-        if due(feed, moment):
-            left = budget - (datetime.now(UTC) - started).total_seconds()
-            lines.append(refresh(conn, feed, moment, max(left, 0.05)))
-    return lines
+    budget = TURN_SECONDS if seconds is None else seconds
+    started = time.monotonic()
+    used = []
+    for feed in [feed for feed in list_feeds(conn) if due(feed, moment)]:
+        refresh(conn, feed, moment, max(budget - (time.monotonic() - started), 0.05))
+        after = get_feed(conn, feed.id) or feed
+        if not after.result.startswith("failed"):
+            used.append(f"feed {feed.id} ({feed.person_key}) fetched now")
+            continue
+        copy = f"its copy of {after.ok_at:%Y-%m-%d %H:%M} UTC" if after.ok_at else "no copy (never fetched)"
+        used.append(f"feed {feed.id} ({feed.person_key}) {copy}, as this refresh {after.result}")
+    return f"This turn uses {'; '.join(used)}." if used else ""
 
 
 def staleness_note(conn: Connection, person_keys: list[str], now: datetime) -> str:
@@ -291,4 +297,4 @@ def _age(length: timedelta) -> str:
     return f"{minutes // 1440} days"
 
 
-__all__ = ["Feed", "FeedError", "masked", "refresh", "refresh_due", "staleness_note", "subscribe"]
+__all__ = ["Feed", "FeedError", "masked", "refresh", "refresh_for_turn", "staleness_note", "subscribe"]

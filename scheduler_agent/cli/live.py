@@ -192,12 +192,12 @@ def has_credentials(client: Anthropic) -> bool:
 
 
 def refresh_feeds(conn: Connection) -> None:
-    """Fetch the feeds older than their refresh age before the turn; say so only when one fails."""
-    from scheduler_agent.calendar.feeds import refresh_due
+    """Fetch the feeds older than their refresh age before the turn, a second at most in all, and say in one
+    line which copy of each the turn uses (nothing when none was due)."""
+    from scheduler_agent.calendar.feeds import refresh_for_turn
 
-    for line in refresh_due(conn):
-        if "failed" in line:
-            click.echo(line, err=True)
+    if line := refresh_for_turn(conn):
+        click.echo(line, err=True)
 
 
 @contextmanager
