@@ -152,9 +152,11 @@ def _lookup(host: str, port: int, found: list[Any]) -> None:
 
 
 class _Transport(httpx2.HTTPTransport):
-    def __init__(self, backend: GuardedBackend) -> None:
-        super().__init__(trust_env=False)  # no proxy from the environment: the connection is checked here
-        self._pool = httpcore2.ConnectionPool(ssl_context=httpx2.create_ssl_context(), network_backend=backend)
+    """httpx's transport over a pool that connects through `backend`: no proxy (the connection is checked
+    here), and the TLS context made only when a hop is https (loading the CA certificates takes a while)."""
+
+    def __init__(self, backend: GuardedBackend) -> None:  # not HTTPTransport.__init__: it makes a pool of its own
+        self._pool = httpcore2.ConnectionPool(network_backend=backend)
 
 
 # --- the fetch ----------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ def normalised_url(url: str, policy: Policy = STRICT) -> str:
             f"{masked(text) if parts.hostname else 'that address'} is not a feed address: give the https:// or "
             "webcal:// address your calendar shows for its secret iCal link"
         )
-    check_url(text, policy, f"{masked(text)}")
+    check_url(text, policy, "the feed's address")
     return text
 
 
