@@ -315,15 +315,21 @@ def test_a_refresh_names_each_skipped_event_and_the_list_shows_them(
 ) -> None:
     base, state = hostile
     endless = "UID:e@t\nSUMMARY:Endless\nDTSTART:20261006T090000Z\nDURATION:PT1H\nRRULE:FREQ=DAILY;INTERVAL=0"
-    state.good = ics("UID:l@t\nSUMMARY:Lunch\nDTSTART:20261006T120000Z\nDURATION:PT1H", endless)
+    every_minute = (  # too dense for a week's search: skipped at each refresh, as at import
+        "UID:m@t\nSUMMARY:Every minute\nDTSTART:20261006T000000Z\nDURATION:PT1M\nRRULE:FREQ=DAILY;"
+        f"BYHOUR={','.join(map(str, range(24)))};BYMINUTE={','.join(map(str, range(60)))}"
+    )
+    state.good = ics("UID:l@t\nSUMMARY:Lunch\nDTSTART:20261006T120000Z\nDURATION:PT1H", endless, every_minute)
     code, out, _ = invoke("subscribe", f"{base}/good.ics", *LOOPBACK, "--person", "priya", "--db", str(demo_db))
     assert code == 0
     assert "Skipped feed 1 line " in out
     assert "event 'Endless' (UID e@t)" in out
     _, listed, _ = invoke("feeds", "--db", str(demo_db))
     skip_lines = [line for line in listed.splitlines() if line.startswith("    Skipped feed 1")]
-    assert len(skip_lines) == 1
+    assert len(skip_lines) == 2
     assert "'Endless'" in skip_lines[0]
+    assert "event 'Every minute' (UID m@t): RRULE" in skip_lines[1]
+    assert "repeats up to 1,440 times a day" in skip_lines[1]
 
 
 def point_at(path: Path, url: str) -> None:
