@@ -161,7 +161,9 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if not has_credentials(client):  # before any turn is stored: nothing is written for a request never sent
         raise ModelRequestFailed(NO_CREDENTIALS)
     streamed = StreamedText(report)  # text deltas go to the listeners as they arrive
-    send = ModelAPI(client, on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report).send
+    send = ModelAPI(
+        client, on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report, on_wait=report
+    ).send
     # --yes approves bookings and moves; a cancellation is asked unless --yes-cancel says so too.
     approved = BOOKINGS if opening.yes else frozenset()
     if opening.yes_cancel:
