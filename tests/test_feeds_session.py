@@ -54,17 +54,25 @@ def tool_result(server_: ScriptedServer) -> str:
     return content if isinstance(content, str) else content[0]["text"]
 
 
+@pytest.mark.parametrize(
+    ("etag", "said"),
+    [
+        ('"v2"', "This turn uses feed 1 (priya) fetched now."),
+        ('"v1"', "This turn uses feed 1 (priya) its copy, unchanged on the server (checked now)."),  # a 304
+    ],
+)
 def test_a_live_turn_refreshes_a_due_feed_first(
-    demo_db: Path, server: tuple[str, Feed], api: Callable[..., ScriptedServer]
+    demo_db: Path, server: tuple[str, Feed], api: Callable[..., ScriptedServer], etag: str, said: str
 ) -> None:
     url, state = server
     subscribed(demo_db, url, state)
+    state.etag = etag
     before = len(state.requests)
     scripted = api([Reply([FIND], "tool_use"), Reply([text("Monday 9:00.")])])
     result = runner.invoke(app, ["ask", "When is Priya free?", "--yes", "--db", str(demo_db), "--today", "2026-08-27"])
     assert result.exit_code == 0, result.stderr
     assert len(state.requests) == before + 1  # fetched before the turn
-    assert "This turn uses feed 1 (priya) fetched now." in result.stderr.splitlines()
+    assert said in result.stderr.splitlines()
     assert "Mon 2026-08-31 14:00" not in tool_result(scripted)  # the feed's focus time is busy
 
 

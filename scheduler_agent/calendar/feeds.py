@@ -268,6 +268,9 @@ def refresh_for_turn(conn: Connection, now: datetime | None = None, seconds: flo
     for feed in [feed for feed in list_feeds(conn) if due(feed, moment)]:
         refresh(conn, feed, moment, max(budget - (time.monotonic() - started), 0.05))
         after = get_feed(conn, feed.id) or feed
+        if after.result.startswith("not modified"):
+            used.append(f"feed {feed.id} ({feed.person_key}) its copy, unchanged on the server (checked now)")
+            continue
         if not after.result.startswith("failed"):
             used.append(f"feed {feed.id} ({feed.person_key}) fetched now")
             continue
