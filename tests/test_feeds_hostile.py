@@ -300,6 +300,7 @@ def test_bad_input_at_subscribe_is_one_line_and_stores_nothing(demo_db: Path, at
 
 
 def test_addresses_are_read_as_what_they_stand_for() -> None:
+    assert feeds.masked("https://[2001:db8::7]:8443/secret/cal.ics") == "https://[2001:db8::7]:8443/…"
     assert str(literal_address("2852039166")) == "169.254.169.254"
     assert str(literal_address("0x7f.1")) == "127.0.0.1"
     assert str(literal_address("017700000001")) == "127.0.0.1"
@@ -338,3 +339,17 @@ def point_at(path: Path, url: str) -> None:
     with conn:
         conn.execute("UPDATE feeds SET url = ?, etag = NULL", (url,))
     conn.close()
+
+
+def test_a_gzip_body_of_several_members_is_read_whole_and_padding_after_it_ignored() -> None:
+    from scheduler_agent.calendar.feed_fetch import _decode
+
+    data = gzip_member(b"BEGIN" * 50_000) + gzip_member(b"END") + b"\n\n"
+    pieces = list(_decode("gzip", iter(data[i : i + 1000] for i in range(0, len(data), 1000))))
+    assert b"".join(pieces) == b"BEGIN" * 50_000 + b"END"
+    assert max(len(piece) for piece in pieces) <= 65_536  # never more than a piece at a time
+
+
+def gzip_member(data: bytes) -> bytes:
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return squeeze.compress(data) + squeeze.flush()

@@ -222,8 +222,9 @@ def _decode(encoding: str, raw: Iterator[bytes]) -> Iterator[bytes]:
             while data:
                 yield inflate.decompress(data, _PIECE)  # never more than a piece out of one input
                 data = inflate.unconsumed_tail
-                if inflate.eof:
-                    data, inflate = inflate.unused_data, zlib.decompressobj(wbits)  # the next gzip member
+                if inflate.eof:  # the next gzip member, if any (padding after the last is left alone)
+                    data = inflate.unused_data if inflate.unused_data.startswith(b"\x1f\x8b") else b""
+                    inflate = zlib.decompressobj(wbits)
         yield inflate.flush()
     except zlib.error as exc:
         raise FeedError(f"its {name} body cannot be decoded ({exc})") from None

@@ -56,6 +56,7 @@ def masked(url: str) -> str:
     """`https://calendar.example.com/…` (the host is kept; the path and query are the secret)."""
     parts = urlsplit(url)
     host = parts.hostname or "?"
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address, written as in a URL
     port = f":{parts.port}" if parts.port else ""
     return (
         f"{parts.scheme}://{host}{port}/…" if parts.path.strip("/") or parts.query else f"{parts.scheme}://{host}{port}"
