@@ -113,6 +113,8 @@ def test_a_refused_key_is_one_line_that_mentions_demo(demo_db: Path, api) -> Non
     result = invoke("ask", "x", "--db", str(demo_db), "--today", "2026-08-27")
     assert result.exit_code == 1
     assert "invalid x-api-key" in result.stderr
+    assert "The API refused the key it was sent (401: invalid x-api-key)" in result.stderr
+    assert "No Anthropic credentials" not in result.stderr  # a key was set: it was refused, not missing
     assert "scheduler-agent demo" in result.stderr
 
 

@@ -292,13 +292,20 @@ def repeating(db: Path, rule: str) -> None:
     conn.close()
 
 
-def test_a_rule_listing_every_hour_minute_and_second_gives_a_clear_text_not_a_long_wait(demo_db: Path) -> None:
+def test_a_rule_listing_every_hour_minute_and_second_gives_a_clear_text_not_a_long_wait(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from datetime import UTC, datetime
 
+    from scheduler_agent.calendar import recurrence
     from scheduler_agent.calendar.events import events_for
     from scheduler_agent.calendar.types import CalendarError
 
+    with pytest.raises(CalendarError, match="repeats up to 86,400 times a day, more than the 250 a week's search"):
+        repeating(demo_db, EVERY_SECOND_ONCE_A_YEAR)  # refused where it comes in now
+    monkeypatch.setattr(recurrence, "MAX_PER_DAY", 86_400)  # as a version before that check stored it
     repeating(demo_db, EVERY_SECOND_ONCE_A_YEAR)
+    monkeypatch.undo()
     with pytest.raises(
         CalendarError, match=r"more than (the )?\d[\d,]* occurrences .* busy time can repeat hourly at most"
     ):

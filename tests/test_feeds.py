@@ -21,6 +21,7 @@ from scheduler_agent.cli.calendar import calendar_app
 from scheduler_agent.storage import db
 
 runner = CliRunner()
+LOOPBACK = ("--allow-http", "--allow-private")  # the test server: plain http on 127.0.0.1
 SECRET = "/calendar/ical/priya%40example.com/private-9f8e7d6c5b4a/basic.ics"
 STANDUP = (
     "UID:s@t\nSUMMARY:Standup\nDTSTART;TZID=Europe/London:20261005T090000\nDURATION:PT30M\nRRULE:FREQ=DAILY;COUNT=3"
@@ -91,7 +92,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 def test_subscribe_fetches_and_lists_with_the_address_masked(demo_db: Path, server: tuple[str, Feed]) -> None:
     url, _state = server
-    code, out, err = invoke("subscribe", url, "--person", "priya", "--refresh", "1h", "--db", str(demo_db))
+    code, out, err = invoke("subscribe", url, *LOOPBACK, "--person", "priya", "--refresh", "1h", "--db", str(demo_db))
     assert code == 0, err
     assert "Subscribed Priya Raman (priya) to http://127.0.0.1:" in out
     assert "refreshed when older than 1h" in out
@@ -108,7 +109,7 @@ def test_subscribe_fetches_and_lists_with_the_address_masked(demo_db: Path, serv
 
 def test_a_changed_file_replaces_the_feeds_events_and_a_304_keeps_them(demo_db: Path, server: tuple[str, Feed]) -> None:
     url, state = server
-    assert invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))[0] == 0
+    assert invoke("subscribe", url, *LOOPBACK, "--person", "priya", "--db", str(demo_db))[0] == 0
     _, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
     assert "not modified" in out
     assert state.requests[-1]["If-None-Match"] == '"v1"'  # the ETag went back
@@ -118,14 +119,17 @@ def test_a_changed_file_replaces_the_feeds_events_and_a_304_keeps_them(demo_db: 
     assert busy(demo_db, "priya", "2026-10-05", "2026-10-08") == [("Lunch", "Tue 2026-10-06 13:00", "14:00")]
 
 
-@pytest.mark.parametrize(("status", "delay", "why"), [(500, 0.0, "answered 500"), (200, 1.5, "no answer within")])
+@pytest.mark.parametrize(
+    ("status", "delay", "why"), [(500, 0.0, "answered 500"), (200, 1.5, "no complete answer after 0.5 s")]
+)
 def test_a_feed_that_cannot_be_fetched_keeps_its_last_copy_and_the_tools_say_how_old(
     demo_db: Path, server: tuple[str, Feed], monkeypatch: pytest.MonkeyPatch, status: int, delay: float, why: str
 ) -> None:
     url, state = server
-    assert invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))[0] == 0
+    assert invoke("subscribe", url, *LOOPBACK, "--person", "priya", "--db", str(demo_db))[0] == 0
     state.status, state.delay, state.etag = status, delay, '"v3"'
-    monkeypatch.setattr(feeds, "TIMEOUT_SECONDS", 0.5)
+    if delay:
+        monkeypatch.setattr(feeds, "TIMEOUT_SECONDS", 0.5)
     _code, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
     assert why in out
     assert "keeping the copy of" in out
@@ -157,7 +161,7 @@ def test_webcal_is_https_and_other_schemes_are_refused(demo_db: Path) -> None:
 def test_a_failing_first_fetch_subscribes_nothing(demo_db: Path, server: tuple[str, Feed]) -> None:
     url, state = server
     state.status = 404
-    code, _, err = invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))
+    code, _, err = invoke("subscribe", url, *LOOPBACK, "--person", "priya", "--db", str(demo_db))
     assert code == 1
     assert "answered 404" in err
     assert "nothing was subscribed" in err
@@ -167,7 +171,7 @@ def test_a_failing_first_fetch_subscribes_nothing(demo_db: Path, server: tuple[s
 
 def test_a_login_page_instead_of_a_calendar_keeps_the_last_copy(demo_db: Path, server: tuple[str, Feed]) -> None:
     url, state = server
-    assert invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))[0] == 0
+    assert invoke("subscribe", url, *LOOPBACK, "--person", "priya", "--db", str(demo_db))[0] == 0
     state.body, state.etag = "<html><body>Sign in</body></html>", '"login"'
     _, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
     assert "failed: not a readable iCalendar file" in out
@@ -185,7 +189,7 @@ def test_a_feed_event_whose_rule_never_ends_its_walk_is_skipped(demo_db: Path, s
     url, state = server
     endless = "UID:e@t\nSUMMARY:Endless\nDTSTART:20261006T090000Z\nDURATION:PT1H\nRRULE:FREQ=DAILY;INTERVAL=0"
     state.body = ics(LUNCH, endless)
-    code, _, err = invoke("subscribe", url, "--person", "priya", "--db", str(demo_db))
+    code, _, err = invoke("subscribe", url, *LOOPBACK, "--person", "priya", "--db", str(demo_db))
     assert code == 0, err
     _, listed, _ = invoke("feeds", "--db", str(demo_db))
     assert "ok: 1 event (1 new, 0 updated, 0 removed, 1 skipped)" in listed

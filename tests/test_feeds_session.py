@@ -3,6 +3,7 @@ events carried in the cassette's calendar fixture, so the replay gives the model
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +38,10 @@ def server() -> Iterator[tuple[str, Feed]]:
 
 def subscribed(demo_db: Path, url: str, state: Feed) -> None:
     state.body = ics(*FOCUS)
-    result = runner.invoke(app, ["calendar", "subscribe", url, "--person", "priya", "--db", str(demo_db)])
+    result = runner.invoke(
+        app,
+        ["calendar", "subscribe", url, "--allow-http", "--allow-private", "--person", "priya", "--db", str(demo_db)],
+    )
     assert result.exit_code == 0, result.output
     conn = db.connect(demo_db)
     with conn:
@@ -50,17 +54,46 @@ def tool_result(server_: ScriptedServer) -> str:
     return content if isinstance(content, str) else content[0]["text"]
 
 
+@pytest.mark.parametrize(
+    ("etag", "said"),
+    [
+        ('"v2"', "This turn uses feed 1 (priya) fetched now."),
+        ('"v1"', "This turn uses feed 1 (priya) its copy, unchanged on the server (checked now)."),  # a 304
+    ],
+)
 def test_a_live_turn_refreshes_a_due_feed_first(
-    demo_db: Path, server: tuple[str, Feed], api: Callable[..., ScriptedServer]
+    demo_db: Path, server: tuple[str, Feed], api: Callable[..., ScriptedServer], etag: str, said: str
 ) -> None:
     url, state = server
     subscribed(demo_db, url, state)
+    state.etag = etag
     before = len(state.requests)
     scripted = api([Reply([FIND], "tool_use"), Reply([text("Monday 9:00.")])])
     result = runner.invoke(app, ["ask", "When is Priya free?", "--yes", "--db", str(demo_db), "--today", "2026-08-27"])
     assert result.exit_code == 0, result.stderr
     assert len(state.requests) == before + 1  # fetched before the turn
+    assert said in result.stderr.splitlines()
     assert "Mon 2026-08-31 14:00" not in tool_result(scripted)  # the feed's focus time is busy
+
+
+@pytest.mark.timeout(30)
+def test_a_live_turn_waits_a_second_on_a_slow_feed_and_goes_on_with_the_kept_copy(
+    demo_db: Path, server: tuple[str, Feed], api: Callable[..., ScriptedServer]
+) -> None:
+    url, state = server
+    subscribed(demo_db, url, state)
+    state.delay, state.etag = 8.0, '"slow"'  # the server takes 8 s: the turn must not
+    scripted = api([Reply([FIND], "tool_use"), Reply([text("Monday 9:00.")])])
+    started = time.monotonic()
+    result = runner.invoke(app, ["ask", "When is Priya free?", "--yes", "--db", str(demo_db), "--today", "2026-08-27"])
+    took = time.monotonic() - started
+    assert result.exit_code == 0, result.stderr
+    said = [line for line in result.stderr.splitlines() if line.startswith("This turn uses")]
+    assert len(said) == 1
+    assert said[0].startswith("This turn uses feed 1 (priya) its copy of ")
+    assert "as this refresh failed: no complete answer after 1.0 s" in said[0]
+    assert took < 6  # not the server's 8 s
+    assert "Mon 2026-08-31 14:00" not in tool_result(scripted)  # the kept copy's focus time is still busy
 
 
 def test_a_recorded_session_holds_the_feeds_events_and_none_of_its_traffic(

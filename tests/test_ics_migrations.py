@@ -170,7 +170,7 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
 def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count_and_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from scheduler_agent.calendar.feeds import list_feeds, subscribe, unsubscribe
+    from scheduler_agent.calendar.feeds import list_feeds, unsubscribe
     from scheduler_agent.calendar.imports import import_events
     from scheduler_agent.calendar.people import find_person
     from scheduler_agent.calendar.types import ImportedEvent
@@ -182,13 +182,15 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
     for key in ("priya", "marco"):
         person = find_person(old, key)
         assert person is not None
-        feed = subscribe(old, f"https://example.com/{key}.ics", person)
-        feeds.append(feed)
+        with old:  # as that version subscribed: today's `subscribe` writes m037's columns too
+            old.execute("INSERT INTO feeds (person_key, url) VALUES (?, ?)", (key, f"https://example.com/{key}.ics"))
+        (feed_id,) = old.execute("SELECT id FROM feeds WHERE person_key = ?", (key,)).fetchone()
+        feeds.append(feed_id)
         items = [
             ImportedEvent(f"{key}-{n}@t", None, "Busy", at + timedelta(days=n), at + timedelta(days=n, hours=1), "UTC")
             for n in range(3)
         ]
-        import_events(old, key, items, origin=f"feed:{feed.id}", replace_all=True)
+        import_events(old, key, items, origin=f"feed:{feed_id}", replace_all=True)
     old.close()
     monkeypatch.undo()
 
@@ -196,7 +198,7 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
     indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert not {"events_by_time", "event_sources_by_origin"} & indexes
     assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("priya", 3), ("marco", 3)]
-    unsubscribe(conn, feeds[0].id)
+    unsubscribe(conn, feeds[0])
     assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("marco", 3)]
     left = conn.execute("SELECT s.uid FROM event_sources s ORDER BY s.uid").fetchall()
     assert [row[0] for row in left] == ["marco-0@t", "marco-1@t", "marco-2@t"]

@@ -69,6 +69,16 @@ class Retrying:
 
 
 @dataclass(frozen=True)
+class StillWaiting:
+    """No part of the reply has come for a while: `waited` seconds since the request went, of `timeout` at most.
+
+    Reported from a thread of its own while the request is out; Ctrl-C stops the wait, the list intact."""
+
+    waited: float
+    timeout: float
+
+
+@dataclass(frozen=True)
 class ApprovalAsked:
     """Before a side effect: the person is asked to approve what `summary` says."""
 
@@ -152,6 +162,7 @@ Event = (
     | ReplyReceived
     | ReplySetAside
     | Retrying
+    | StillWaiting
     | ToolCalled
     | ApprovalAsked
     | ApprovalAnswered

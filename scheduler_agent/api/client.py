@@ -39,6 +39,7 @@ from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.sse import IncompleteStream, assemble
 from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS, MAX_RETRY_AFTER_SECONDS
+from scheduler_agent.api.waiting import OnWait, Watch
 
 # The SDK's import makes about 150,000 objects that live as long as the process. Collecting while it runs
 # made ~300 passes over them that freed about 650 objects, 120-200 ms of a 0.9 s import here: paused until
@@ -58,6 +59,13 @@ if TYPE_CHECKING:
 NO_CREDENTIALS = (
     "No Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN / a profile). "
     "To see the agent work without a key, run `scheduler-agent demo`."
+)
+
+
+KEY_REFUSED = (  # a key (or token) was found and sent: telling the person to set one would mislead
+    "The API refused the key it was sent ({status}: {message}): check that ANTHROPIC_API_KEY (or "
+    "ANTHROPIC_AUTH_TOKEN / the profile) holds a current key, e.g. from console.anthropic.com; the "
+    "conversation is intact. To see the agent work without a key, run `scheduler-agent demo`."
 )
 
 
@@ -102,6 +110,7 @@ class ModelAPI:
         timeout: float = DEFAULT_TIMEOUT_SECONDS,
         on_retry: OnRetry | None = None,
         max_retry_after: float = MAX_RETRY_AFTER_SECONDS,
+        on_wait: OnWait | None = None,
     ) -> None:
         self.retries = client.max_retries
         self.client = client.with_options(max_retries=0)
@@ -109,6 +118,7 @@ class ModelAPI:
         self.timeout = timeout
         self.on_retry = on_retry
         self.max_retry_after = max_retry_after
+        self.on_wait = on_wait  # told every STILL_WAITING_SECONDS that no part of the reply has come
 
     def send(self, request: JSON) -> JSON:
         deadline = Deadline.after(self.timeout)
@@ -116,7 +126,8 @@ class ModelAPI:
         attempts = self.retries + 1
         for attempt in range(1, attempts + 1):
             try:
-                return self._attempt(body, bool(request.get("stream")), deadline)
+                with Watch(self.on_wait, self.timeout) as watch:
+                    return self._attempt(body, bool(request.get("stream")), deadline, watch)
             except Exception as exc:
                 wait = self._wait_before_retry(exc, attempt, attempts, deadline)
                 if wait is None:
@@ -127,7 +138,7 @@ class ModelAPI:
                 time.sleep(wait)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _attempt(self, body: bytes, stream: bool, deadline: Deadline) -> JSON:
+    def _attempt(self, body: bytes, stream: bool, deadline: Deadline, watch: Watch) -> JSON:
         """One POST, its read timeout what is left of the deadline; the body read (or streamed) within it."""
         left = deadline.remaining()
         if left <= 0:
@@ -143,9 +154,9 @@ class ModelAPI:
         ).http_response
         try:
             if stream:
-                return assemble(_events(response, deadline, self.timeout), self.on_text)
+                return assemble(watch.touching(_events(response, deadline, self.timeout)), self.on_text)
             pieces = []
-            for piece in response.iter_bytes():
+            for piece in watch.touching(response.iter_bytes()):
                 pieces.append(piece)
                 if deadline.expired():
                     raise TimedOut(self.timeout)
@@ -185,7 +196,7 @@ class ModelAPI:
         if isinstance(exc, anthropic.CredentialsError):
             return ModelRequestFailed(f"{exc} {NO_CREDENTIALS}")
         if isinstance(exc, anthropic.AuthenticationError):
-            return ModelRequestFailed(f"The API refused the credentials ({_message(exc)}). {NO_CREDENTIALS}")
+            return ModelRequestFailed(KEY_REFUSED.format(status=exc.status_code, message=_message(exc)))
         if isinstance(exc, anthropic.APIStatusError):
             if exc.status_code == 200:  # an `event: error` in the stream, after the 200: never retried
                 if exc.type in ("overloaded_error", "api_error"):

@@ -1,7 +1,8 @@
 """Subscribed iCalendar feeds: a secret address fetched over HTTP, its events one person's busy time.
 
-A feed is fetched with `If-None-Match`/`If-Modified-Since` (a 304 costs nothing), with timeouts, through
-`httpx2` (the client the SDK already brings). A good copy replaces that feed's events in one transaction
+A feed is fetched with `If-None-Match`/`If-Modified-Since` (a 304 costs nothing) by `feed_fetch.fetch`, which
+keeps it to the subscription's flags (`Policy`: https and public addresses unless allowed), one deadline and a
+size cap. A good copy replaces that feed's events in one transaction
 (keyed by UID, so event ids stay); a copy that cannot be fetched or read keeps the last good one, and
 `staleness_note` tells the model how old that is. A secret feed address is a credential: `masked` is the
 only form in which it is ever printed (`calendar feeds`, errors, dumps); it is stored in the database only.
@@ -11,25 +12,24 @@ only form in which it is ever printed (`calendar feeds`, errors, dumps); it is s
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from scheduler_agent.calendar.feed_addresses import FeedError, Policy, check_url
 from scheduler_agent.calendar.people import get_owner
-from scheduler_agent.calendar.types import CalendarError, Person, from_utc_text, person_from_row, to_utc_text
+from scheduler_agent.calendar.types import Person, from_utc_text, person_from_row, to_utc_text
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection, Row
 
 DEFAULT_REFRESH = timedelta(minutes=15)
-TIMEOUT_SECONDS = 10.0
-CONNECT_TIMEOUT_SECONDS = 5.0
-MAX_BYTES = 20_000_000
+TIMEOUT_SECONDS = 10.0  # the whole fetch: resolving, connecting, every redirect, headers and body
+TURN_SECONDS = 1.0  # what a live turn waits on its due feeds before going on with the kept copies
+MAX_BYTES = 20_000_000  # decoded
+STRICT = Policy()  # https to public addresses only: what a subscription allows without flags
 _DURATION = re.compile(r"(\d+)\s*([smhd])", re.IGNORECASE)
-
-
-class FeedError(CalendarError):
-    """A feed that cannot be subscribed or fetched; the message never holds its address, only `masked`."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class Feed:
     ok_at: datetime | None
     result: str
     events: int = 0
+    policy: Policy = STRICT
+    skipped: str = ""  # the last good copy's skipped events, one line each
 
     @property
     def shown(self) -> str:
@@ -54,14 +56,15 @@ def masked(url: str) -> str:
     """`https://calendar.example.com/…` (the host is kept; the path and query are the secret)."""
     parts = urlsplit(url)
     host = parts.hostname or "?"
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address, written as in a URL
     port = f":{parts.port}" if parts.port else ""
     return (
         f"{parts.scheme}://{host}{port}/…" if parts.path.strip("/") or parts.query else f"{parts.scheme}://{host}{port}"
     )
 
 
-def normalised_url(url: str) -> str:
-    """`webcal://` as `https://`; anything but http(s) is a FeedError."""
+def normalised_url(url: str, policy: Policy = STRICT) -> str:
+    """`webcal://` as `https://`; anything but http(s), a password, or what `policy` refuses is a FeedError."""
     text = url.strip()
     if text.lower().startswith("webcal://"):
         text = "https://" + text[len("webcal://") :]
@@ -71,6 +74,7 @@ def normalised_url(url: str) -> str:
             f"{masked(text) if parts.hostname else 'that address'} is not a feed address: give the https:// or "
             "webcal:// address your calendar shows for its secret iCal link"
         )
+    check_url(text, policy, "the feed's address")
     return text
 
 
@@ -101,14 +105,19 @@ def format_duration(length: timedelta) -> str:
 # --- the feeds table --------------------------------------------------------------------------
 
 
-def subscribe(conn: Connection, url: str, person: Person, refresh: timedelta = DEFAULT_REFRESH) -> Feed:
-    """Keep a feed of `person`'s busy time (or change its refresh age when it is kept already)."""
-    address = normalised_url(url)
+def subscribe(
+    conn: Connection, url: str, person: Person, refresh: timedelta = DEFAULT_REFRESH, policy: Policy = STRICT
+) -> Feed:
+    """Keep a feed of `person`'s busy time (or change its refresh age and flags when it is kept already).
+
+    An address the flags refuse is a FeedError before anything is stored."""
+    address = normalised_url(url, policy)
     with transaction(conn):
         conn.execute(
-            "INSERT INTO feeds (person_key, url, refresh_seconds) VALUES (?, ?, ?) "
-            "ON CONFLICT (person_key, url) DO UPDATE SET refresh_seconds = excluded.refresh_seconds",
-            (person.key, address, int(refresh.total_seconds())),
+            "INSERT INTO feeds (person_key, url, refresh_seconds, allow_http, allow_private) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (person_key, url) DO UPDATE SET refresh_seconds = excluded.refresh_seconds, "
+            "allow_http = excluded.allow_http, allow_private = excluded.allow_private",
+            (person.key, address, int(refresh.total_seconds()), int(policy.allow_http), int(policy.allow_private)),
         )
     row = conn.execute("SELECT id FROM feeds WHERE person_key = ? AND url = ?", (person.key, address)).fetchone()
     feed = get_feed(conn, row[0])
@@ -160,6 +169,8 @@ def _feed(row: Row) -> Feed:
         moment(row["ok_at"]),
         row["result"],
         row["events"],
+        Policy(allow_http=bool(row["allow_http"]), allow_private=bool(row["allow_private"])),
+        row["skipped"],
     )
 
 
@@ -182,42 +193,39 @@ def due(feed: Feed, now: datetime) -> bool:
     return feed.fetched_at is None or now - feed.fetched_at >= feed.refresh
 
 
-def refresh(conn: Connection, feed: Feed, now: datetime | None = None, client: Any = None) -> str:
-    """Fetch `feed` now and store what it gives; return one line saying what happened (the URL masked).
-
-    A failure is recorded and returned, never raised: the last good copy stays.
+def refresh(conn: Connection, feed: Feed, now: datetime | None = None, seconds: float | None = None) -> str:
+    """Fetch `feed` now, within `seconds` in all, and store what it gives; return one line saying what happened
+    (the URL masked). A failure is recorded and returned, never raised: the last good copy stays.
     """
+    import httpcore2
     import httpx2
 
+    from scheduler_agent.calendar.feed_fetch import Deadline, fetch
+
     moment = now or datetime.now(UTC)
+    budget = TIMEOUT_SECONDS if seconds is None else seconds
     headers = {"Accept": "text/calendar, */*;q=0.5", "User-Agent": "scheduler-agent"}
     if feed.etag:
         headers["If-None-Match"] = feed.etag
     if feed.last_modified:
         headers["If-Modified-Since"] = feed.last_modified
-    own = client is None
-    http = client or httpx2.Client(
-        timeout=httpx2.Timeout(TIMEOUT_SECONDS, connect=CONNECT_TIMEOUT_SECONDS), follow_redirects=True
-    )
+    clock = Deadline(budget)
     try:
-        response = http.get(feed.url, headers=headers)
-        body = response.content[: MAX_BYTES + 1]
-    except httpx2.TimeoutException:
-        return _failed(conn, feed, moment, f"no answer within {TIMEOUT_SECONDS:g} s")
+        got = fetch(feed.url, headers, feed.policy, budget, MAX_BYTES)
+    except FeedError as exc:  # refused, too large, too many redirects: their text holds no path or query
+        return _failed(conn, feed, moment, str(exc))
+    except (httpx2.TimeoutException, httpcore2.TimeoutException):
+        why = f"no complete answer after {clock.elapsed():.1f} s (the limit for the whole fetch: {budget:g} s)"
+        return _failed(conn, feed, moment, why)
     except (httpx2.HTTPError, httpx2.InvalidURL, httpx2.StreamError) as exc:  # their text may hold the URL
         return _failed(conn, feed, moment, f"cannot be fetched ({type(exc).__name__})")
-    finally:
-        if own:
-            http.close()
-    if response.status_code == 304:
+    if got.status == 304:
         with transaction(conn):
             _record(conn, feed, moment, "not modified (304)", ok=True)
         return f"feed {feed.id} ({feed.shown}) for {feed.person_key}: not modified"
-    if response.status_code != 200:
-        return _failed(conn, feed, moment, f"the server answered {response.status_code} {response.reason_phrase}")
-    if len(body) > MAX_BYTES:
-        return _failed(conn, feed, moment, f"it is larger than {MAX_BYTES // 1_000_000} MB")
-    return _store(conn, feed, moment, body, response.headers.get("ETag"), response.headers.get("Last-Modified"))
+    if got.status != 200:
+        return _failed(conn, feed, moment, f"the server answered {got.status} {got.reason}")
+    return _store(conn, feed, moment, got.body, got.etag, got.last_modified)
 
 
 def _failed(conn: Connection, feed: Feed, now: datetime, why: str) -> str:
@@ -244,16 +252,32 @@ def _store(conn: Connection, feed: Feed, now: datetime, body: bytes, etag: str |
             skipped = f", {len(read.problems)} skipped" if read.problems else ""
             changes = f"{counts.new} new, {counts.updated} updated, {counts.removed} removed{skipped}"
             result = f"ok: {plural(len(read.events), 'event')} ({changes})"
-            _record(conn, feed, now, result, ok=True, etag=etag, last_modified=modified)
+            skips = "\n".join(f"Skipped {problem}" for problem in read.problems)
+            _record(conn, feed, now, result, ok=True, etag=etag, last_modified=modified, skipped=skips)
     except IcsError as exc:
         return _failed(conn, feed, now, f"not a readable iCalendar file ({str(exc).replace(feed.url, feed.shown)})")
-    return f"feed {feed.id} ({feed.shown}) for {feed.person_key}: {result}"
+    return "\n".join([f"feed {feed.id} ({feed.shown}) for {feed.person_key}: {result}", *skips.splitlines()])
 
 
-def refresh_due(conn: Connection, now: datetime | None = None) -> list[str]:
-    """Fetch every feed older than its refresh age (before a turn); one line per feed fetched."""
+def refresh_for_turn(conn: Connection, now: datetime | None = None, seconds: float | None = None) -> str:
+    """Refresh the due feeds within `seconds` in all (a live turn's short budget), then say in one line which
+    copy of each the turn uses; '' when none was due. A feed not fetched in time keeps its last good copy."""
     moment = now or datetime.now(UTC)
-    return [refresh(conn, feed, moment) for feed in list_feeds(conn) if due(feed, moment)]
+    budget = TURN_SECONDS if seconds is None else seconds
+    started = time.monotonic()
+    used = []
+    for feed in [feed for feed in list_feeds(conn) if due(feed, moment)]:
+        refresh(conn, feed, moment, max(budget - (time.monotonic() - started), 0.05))
+        after = get_feed(conn, feed.id) or feed
+        if after.result.startswith("not modified"):
+            used.append(f"feed {feed.id} ({feed.person_key}) its copy, unchanged on the server (checked now)")
+            continue
+        if not after.result.startswith("failed"):
+            used.append(f"feed {feed.id} ({feed.person_key}) fetched now")
+            continue
+        copy = f"its copy of {after.ok_at:%Y-%m-%d %H:%M} UTC" if after.ok_at else "no copy (never fetched)"
+        used.append(f"feed {feed.id} ({feed.person_key}) {copy}, as this refresh {after.result}")
+    return f"This turn uses {'; '.join(used)}." if used else ""
 
 
 def staleness_note(conn: Connection, person_keys: list[str], now: datetime) -> str:
@@ -277,4 +301,4 @@ def _age(length: timedelta) -> str:
     return f"{minutes // 1440} days"
 
 
-__all__ = ["Feed", "FeedError", "masked", "refresh", "refresh_due", "staleness_note", "subscribe"]
+__all__ = ["Feed", "FeedError", "masked", "refresh", "refresh_for_turn", "staleness_note", "subscribe"]

@@ -40,6 +40,8 @@ __all__ = [
 _NO_RULES_FINER_THAN = ("SECONDLY", "MINUTELY")
 WINDOW_CAP = 2000  # occurrences of one series in one query window
 WALK_CAP = 200_000  # occurrences the library may walk from a series' start to the window's end
+SEARCH_DAYS = 8  # the days a week's search expands (with the day the window's edges may reach into)
+MAX_PER_DAY = WINDOW_CAP // SEARCH_DAYS  # the densest rule stored: any week of it can be searched
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,11 @@ def check_rule(recurrence: Recurrence, start: datetime, tz: str | None) -> None:
             "hourly at most; give FREQ=HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY"
         )
     _check_parts(rule)
+    if (per_day := _per_day(rule)) > MAX_PER_DAY:  # else every week's search would refuse the person's calendar
+        raise CalendarError(
+            f"RRULE {rule!r} repeats up to {per_day:,} times a day, more than the {MAX_PER_DAY} a week's search "
+            f"can expand ({WINDOW_CAP:,} occurrences of one series): give fewer BYHOUR, BYMINUTE or BYSECOND values"
+        )
     try:
         parsed = rrulestr(rule, dtstart=start.astimezone(ZoneInfo(tz)) if tz else start)
         if any(part.startswith("BY") for part in parts):  # without a BYxxx part, DTSTART's own date fits it

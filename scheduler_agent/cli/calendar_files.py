@@ -75,20 +75,33 @@ def export_command(person: str | None, out: Path | None, db: Location | None) ->
     default="15m",
     help="Fetch it again before a turn when older than this, e.g. 15m, 1h.",
 )
+@click.option("--allow-http", is_flag=True, help="Allow plain http:// (unencrypted) for this feed and its redirects.")
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    help="Allow loopback and private addresses (127.0.0.1, 10/8, 192.168/16, ...): a feed on your own network.",
+)
 @db_option
-def subscribe_command(url: str, person: str, refresh: str, db: Location | None) -> None:
-    """Subscribe to a calendar feed (Google's, Outlook's, Fastmail's secret address) and fetch it now."""
+def subscribe_command(
+    url: str, person: str, refresh: str, allow_http: bool, allow_private: bool, db: Location | None
+) -> None:
+    """Subscribe to a calendar feed (Google's, Outlook's, Fastmail's secret address) and fetch it now.
+
+    Only https:// to public addresses unless --allow-http or --allow-private says otherwise; the flags are
+    kept with the feed and apply at every refresh."""
     with calendar_session(db) as conn:
         from scheduler_agent.calendar import feeds, ics
+        from scheduler_agent.calendar.feed_addresses import Policy
 
         who = ics.person_named(conn, person)
-        feed = feeds.subscribe(conn, url, who, feeds.parse_duration(refresh))
+        policy = Policy(allow_http=allow_http, allow_private=allow_private)
+        feed = feeds.subscribe(conn, url, who, feeds.parse_duration(refresh), policy)
         line = feeds.refresh(conn, feed)
         fetched = feeds.get_feed(conn, feed.id)
         assert fetched is not None
         if fetched.ok_at is None:
             feeds.unsubscribe(conn, feed.id)
-            raise feeds.FeedError(f"{line}; nothing was subscribed: check the address and try again")
+            raise feeds.FeedError(f"{line.splitlines()[0]}; nothing was subscribed: check the address and try again")
         say(
             f"Subscribed {who.name} ({who.key}) to {feed.shown}, refreshed when older than "
             f"{feeds.format_duration(fetched.refresh)}."
@@ -110,11 +123,22 @@ def feeds_command(refresh: bool, db: Location | None) -> None:
             return
         if refresh:
             for feed in kept:
-                say(feeds.refresh(conn, feed))
+                say(feeds.refresh(conn, feed).splitlines()[0])  # its skipped events are listed below
             kept = feeds.list_feeds(conn)
         for feed in kept:
             fetched = f"{feed.fetched_at:%Y-%m-%d %H:%M} UTC" if feed.fetched_at else "never"
+            allowed = [
+                flag
+                for flag, on in (
+                    ("--allow-http", feed.policy.allow_http),
+                    ("--allow-private", feed.policy.allow_private),
+                )
+                if on
+            ]
             say(
                 f"#{feed.id}  {feed.person_key}  {feed.shown}  every {feeds.format_duration(feed.refresh)}  "
+                f"{' '.join(allowed) + '  ' if allowed else ''}"
                 f"{feeds.plural(feed.events, 'event')}  last fetch {fetched}: {feed.result}"
             )
+            for skipped in feed.skipped.splitlines():
+                say(f"    {skipped}")

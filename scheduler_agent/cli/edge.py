@@ -55,6 +55,8 @@ def person_facing() -> Iterator[None]:
             fail(str(exc), 1)
         elif is_damaged(exc):  # wherever it surfaced: opening, reading half a week, writing
             fail(damaged(exc, command_database()), 1)
+        elif is_read_only(exc):
+            fail(read_only(exc, command_database()), 1)
         elif isinstance(exc, sqlite3.OperationalError):  # e.g. still locked by another process after the timeout
             fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
         elif os.environ.get(DEBUG_VARIABLE) == "1":
@@ -109,9 +111,17 @@ def closed_pipe() -> NoReturn:
     raise click.exceptions.Exit(1)
 
 
+_SQLITE_DAMAGE = (b"malformed database schema", b"database disk image is malformed", b"file is not a database")
+
+
 def is_damaged(exc: BaseException) -> bool:
     """SQLite found the file itself damaged: "database disk image is malformed" (SQLITE_CORRUPT and its
-    extended codes) or "file is not a database" (SQLITE_NOTADB). Never a PostgreSQL error: SQLite alone names them."""
+    extended codes) or "file is not a database" (SQLITE_NOTADB). Never a PostgreSQL error: SQLite alone names them.
+
+    A damaged schema page makes SQLite's message quote the damaged bytes, which Python's sqlite3 cannot decode:
+    it raises a UnicodeDecodeError of that message instead, and that is the same damaged file."""
+    if isinstance(exc, UnicodeDecodeError):
+        return isinstance(exc.object, bytes) and exc.object.startswith(_SQLITE_DAMAGE)
     name = getattr(exc, "sqlite_errorname", None) or ""
     return isinstance(exc, sqlite3.DatabaseError) and name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
 
@@ -120,9 +130,27 @@ def damaged(exc: BaseException, path: object | None) -> str:
     """The one line for a damaged database file, with what to do about it."""
     named = f" {path}" if path is not None else ""
     file = path if path is not None else "FILE"
+    said = bytes(exc.object).decode("utf-8", "replace") if isinstance(exc, UnicodeDecodeError) else str(exc)
     return (
-        f"the database file{named} is damaged ({exc}): restore a copy you kept, or save what can be read with "
+        f"the database file{named} is damaged ({said}): restore a copy you kept, or save what can be read with "
         f"`sqlite3 {file} .recover | sqlite3 recovered.db` and give that file with --db"
+    )
+
+
+def is_read_only(exc: BaseException) -> bool:
+    """SQLite may not write the file: it or its folder is read-only for this user (SQLITE_READONLY)."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    return isinstance(exc, sqlite3.OperationalError) and name.startswith("SQLITE_READONLY")
+
+
+def read_only(exc: BaseException, path: object | None) -> str:
+    """The one line for a database this user may not write, with what to change."""
+    file = path if path is not None else "FILE"
+    folder = Path(str(path)).parent if path is not None else "its folder"
+    return (
+        f"the database file {file} cannot be written ({exc}): let your user write both the file and its folder "
+        f"{folder} (SQLite keeps a journal beside the file), e.g. `chmod u+w {file} {folder}`, or give another "
+        "file with --db"
     )
 
 

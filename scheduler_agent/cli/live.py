@@ -161,7 +161,9 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if not has_credentials(client):  # before any turn is stored: nothing is written for a request never sent
         raise ModelRequestFailed(NO_CREDENTIALS)
     streamed = StreamedText(report)  # text deltas go to the listeners as they arrive
-    send = ModelAPI(client, on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report).send
+    send = ModelAPI(
+        client, on_text=streamed.on_text, timeout=settings.request_timeout, on_retry=report, on_wait=report
+    ).send
     # --yes approves bookings and moves; a cancellation is asked unless --yes-cancel says so too.
     approved = BOOKINGS if opening.yes else frozenset()
     if opening.yes_cancel:
@@ -192,12 +194,12 @@ def has_credentials(client: Anthropic) -> bool:
 
 
 def refresh_feeds(conn: Connection) -> None:
-    """Fetch the feeds older than their refresh age before the turn; say so only when one fails."""
-    from scheduler_agent.calendar.feeds import refresh_due
+    """Fetch the feeds older than their refresh age before the turn, a second at most in all, and say in one
+    line which copy of each the turn uses (nothing when none was due)."""
+    from scheduler_agent.calendar.feeds import refresh_for_turn
 
-    for line in refresh_due(conn):
-        if "failed" in line:
-            click.echo(line, err=True)
+    if line := refresh_for_turn(conn):
+        click.echo(line, err=True)
 
 
 @contextmanager

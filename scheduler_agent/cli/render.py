@@ -24,6 +24,7 @@ from scheduler_agent.agent.events import (
     RequestSent,
     Retrying,
     RoundAnswered,
+    StillWaiting,
     TextDelta,
     ToolAnswered,
     ToolCalled,
@@ -167,6 +168,16 @@ class Trace:
                 what = f"{status} {kind}" if status is not None else kind
                 self.out.write(style(f"{what}: retrying in {wait:.1f} s (attempt {attempt} of {attempts})", "yellow"))
                 self.out.write("\n")
+                self.out.flush()
+                if self.spinner is not None:
+                    self.spinner.start()
+                return
+            case StillWaiting(waited, timeout):
+                line = (
+                    f"still waiting for the model's reply ({waited:.0f} s so far, at most {timeout:g} s: --timeout); "
+                    "Ctrl-C stops it, and the conversation stays as it was"
+                )
+                self.out.write(style(line, "yellow") + "\n")
                 self.out.flush()
                 if self.spinner is not None:
                     self.spinner.start()

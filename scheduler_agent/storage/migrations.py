@@ -691,3 +691,19 @@ def m036_fewer_indexes_to_write(conn: Connection) -> None:
     of the table's unique index.
     """
     _run(conn, "DROP INDEX events_by_time", "DROP INDEX event_sources_by_origin")
+
+
+@migration
+def m037_feed_flags_and_skips(conn: Connection) -> None:
+    """A feed's flags, stored with it and applied at every refresh, and what its last good copy skipped.
+
+    `allow_http` (plain http://) and `allow_private` (loopback and private addresses) are 0 for a feed
+    subscribed before: its next refresh refuses what they would allow, with a line saying to subscribe again
+    with the flag. `skipped` holds the last good copy's skipped events, one line each ('' when none).
+    """
+    _run(
+        conn,
+        "ALTER TABLE feeds ADD COLUMN allow_http INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE feeds ADD COLUMN allow_private INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE feeds ADD COLUMN skipped TEXT NOT NULL DEFAULT ''",
+    )
