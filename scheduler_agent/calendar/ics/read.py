@@ -30,6 +30,7 @@ from icalendar.prop.broken import vBroken
 from scheduler_agent.calendar.ics.parse import Skip, Warned, event_warning, parse
 from scheduler_agent.calendar.ics.scan import IcsError
 from scheduler_agent.calendar.ics.values import EXAMPLES, Reading, dates, end_of, normalised_rule
+from scheduler_agent.calendar.imports import HERE, key_in
 from scheduler_agent.calendar.recurrence import check_rule, seed
 from scheduler_agent.calendar.types import CalendarError, ImportedEvent, Person, Recurrence, check_tz
 
@@ -177,7 +178,10 @@ def _read_one(reading: Reading) -> _Candidate:
         except CalendarError as exc:
             raise reading.fail("RRULE", str(exc)) from None
     title = reading.summary or "Busy"
-    candidate.event = ImportedEvent(reading.uid, rid, title, start.moment, end, start.zone, start.is_date, recurrence)
+    here = key_in(str(props.get(HERE, ""))) or key_in(reading.uid)  # exported from this calendar, perhaps
+    candidate.event = ImportedEvent(
+        reading.uid, rid, title, start.moment, end, start.zone, start.is_date, recurrence, here=here
+    )
     candidate.floating = start.floating
     return candidate
 
