@@ -10,10 +10,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from test_feeds import feed_server
 from test_ics import WEEKLY_STANDUP, busy, event_count, ics, imported, invoke, write
+from test_ics_migrations import demo_before
 
-FILES = Path(__file__).parent / "data" / "ics"
+from scheduler_agent.storage import db
+
 ORPHANS = Path(__file__).parent / "data" / "ics" / "reference" / "orphan-overrides.ics"
 
 
@@ -90,3 +93,23 @@ def test_another_calendar_imports_the_export_as_new_events(demo_db: Path, tmp_pa
     out = imported(invoke("import", str(tmp_path / "priya.ics"), "--person", "priya", "--db", str(other)))
     assert ": 14 new." in out
     assert event_count(other) == count + 14
+
+
+def test_a_calendar_made_before_m039_gets_its_token_and_its_export_comes_back_as_nothing_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    demo_before("m039_calendar_identity", path, monkeypatch).close()
+    monkeypatch.undo()
+    conn = db.connect(path)
+    try:
+        (token,) = conn.execute("SELECT token FROM calendar_identity").fetchone()
+    finally:
+        conn.close()
+    assert re.fullmatch(r"[0-9a-f]{8}", token)
+    text = export_priya(path, tmp_path / "priya.ics")
+    assert f"-{token}\r\n" in text
+    count = event_count(path)
+    out = imported(invoke("import", str(tmp_path / "priya.ics"), "--person", "priya", "--db", str(path)))
+    assert ": 0 new, 14 already there." in out
+    assert event_count(path) == count
