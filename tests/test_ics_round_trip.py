@@ -15,7 +15,11 @@ from test_feeds import feed_server
 from test_ics import WEEKLY_STANDUP, busy, event_count, ics, imported, invoke, write
 from test_ics_migrations import demo_before
 
+from scheduler_agent.calendar.ics import export_calendar, person_named, read_ics
+from scheduler_agent.calendar.imports import import_events
+from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.storage import db
+from scheduler_agent.storage.dialect import Connection
 
 ORPHANS = Path(__file__).parent / "data" / "ics" / "reference" / "orphan-overrides.ics"
 
@@ -113,3 +117,13 @@ def test_a_calendar_made_before_m039_gets_its_token_and_its_export_comes_back_as
     out = imported(invoke("import", str(tmp_path / "priya.ics"), "--person", "priya", "--db", str(path)))
     assert ": 0 new, 14 already there." in out
     assert event_count(path) == count
+
+
+def test_the_round_trip_holds_on_each_database(any_conn: Connection) -> None:
+    """The token, the keys and their lookup are plain SQL: on PostgreSQL as on SQLite."""
+    owner = get_owner(any_conn)
+    priya = person_named(any_conn, "priya")
+    exported = export_calendar(any_conn, priya)
+    read = read_ics(exported.text, name="priya.ics", owner=owner, person=priya)
+    counts = import_events(any_conn, "priya", read.events, read.dropped)
+    assert (counts.new, counts.unchanged) == (0, exported.events)
