@@ -9,11 +9,11 @@ DTSTAMP, left out) is named in a warning, and not refused even with `strict`.
 Events are grouped by UID. Copies of one event without RECURRENCE-ID (a file edited twice): the one with
 the highest SEQUENCE wins, then the latest LAST-MODIFIED/DTSTAMP, then the last in the file. Overrides
 whose series is not in the file are the single events they are (an override's own RRULE is not read).
-Several RRULEs repeat an event on their union. A repeating
-event keeps its components (the winning master, every override carrying a RECURRENCE-ID, the VTIMEZONEs
-they use) for `recurring-ical-events` to expand, which applies RFC 5545's rules to the overrides (RANGE=
-THISANDFUTURE, SEQUENCE). A calendar with X-WR-TIMEZONE (Google's exports) is made standard first by
-`x-wr-timezone`: its UTC and floating times are read in that zone.
+A repeating event keeps its components (the winning master, every override carrying a RECURRENCE-ID, the
+VTIMEZONEs they use) for `recurring-ical-events` to expand, which applies RFC 5545's rules to the
+overrides (RANGE=THISANDFUTURE, SEQUENCE) and repeats an event with several RRULEs on their union. A
+calendar with X-WR-TIMEZONE (Google's exports) is made standard first by `x-wr-timezone`: its UTC and
+floating times are read in that zone.
 """
 
 from __future__ import annotations
