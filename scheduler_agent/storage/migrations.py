@@ -10,7 +10,7 @@ a statement must differ the migration says `if dialect(conn) == "postgresql"` be
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Callable
 
 from scheduler_agent.storage.dialect import Connection, dialect
@@ -711,4 +711,4 @@ def m039_calendar_identity(conn: Connection) -> None:
         )
         """,
     )
-    conn.execute("INSERT INTO calendar_identity (id, token) VALUES (1, ?)", (secrets.token_hex(4),))
+    conn.execute("INSERT INTO calendar_identity (id, token) VALUES (1, ?)", (os.urandom(4).hex(),))
