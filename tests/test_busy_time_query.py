@@ -181,7 +181,7 @@ def varied(tmp_path: Path) -> sqlite3.Connection:
             recurrence=Recurrence(rule, exdates=(first + timedelta(days=14),) if number else ()),
         )
         assert_bounds_hold(conn)
-    far = datetime(2031, 3, 3, 8, 0, tzinfo=LONDON)  # begins past the materialised horizon: expanded per window
+    far = datetime(2045, 3, 6, 8, 0, tzinfo=LONDON)  # begins past the materialised horizon: expanded per window
     add_event(
         conn,
         "Far series",
@@ -234,7 +234,8 @@ def windows() -> list[tuple[datetime, datetime]]:
         found += [(day, day + timedelta(days=1)), (day, day + timedelta(days=7))]
         found += [(day + timedelta(hours=hour), day + timedelta(hours=hour, minutes=30)) for hour in (7, 8, 13, 23)]
         day += timedelta(days=1)
-    found += [(datetime(2031, 3, 3, tzinfo=UTC), datetime(2031, 3, 10, tzinfo=UTC))]
+    found += [(datetime(2031, 3, 3, tzinfo=UTC), datetime(2031, 3, 10, tzinfo=UTC))]  # inside it
+    found += [(datetime(2045, 3, 6, tzinfo=UTC), datetime(2045, 3, 13, tzinfo=UTC))]  # past it: expanded
     found += [(datetime(2026, 8, 31, 8, 0, tzinfo=UTC), datetime(2026, 8, 31, 8, 0, 1, tzinfo=UTC))]
     return found
 
@@ -374,10 +375,10 @@ def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_i
     assert "Begins in October (moved before its start)" in [e.title for e in events_for(varied, "priya", *week)]
 
 
-def test_an_hourly_series_that_begins_inside_the_horizon_is_still_materialised(tmp_path: Path) -> None:
+def test_a_dense_series_that_begins_inside_the_horizon_is_still_materialised(tmp_path: Path) -> None:
     """The cap on what is materialised counts the occurrences a rule can give from the day it begins, not
-    over the part of the horizon before it: an hourly series beginning in 100 days gives about 15,000 in the
-    horizon, under the cap of 20,000, though the horizon holds 26,000 hours."""
+    over the part of the horizon before it: five a day beginning in 100 days gives about 19,600 in the
+    horizon, under the cap of 20,000, though the horizon's 4,384 days hold 21,900."""
     from scheduler_agent.calendar import events
 
     conn = db.connect(tmp_path / "cal.db")
@@ -385,17 +386,23 @@ def test_an_hourly_series_that_begins_inside_the_horizon_is_still_materialised(t
     written = datetime(2026, 9, 1, tzinfo=UTC)
     first = written + timedelta(days=100)
     event = add_event(
-        conn, "Hourly", first, first + timedelta(minutes=10), ["you"], tz="UTC", recurrence=Recurrence("FREQ=HOURLY")
+        conn,
+        "Hourly",
+        first,
+        first + timedelta(minutes=10),
+        ["you"],
+        tz="UTC",
+        recurrence=Recurrence("FREQ=HOURLY;BYHOUR=8,10,12,14,16"),
     )
     components, zone, day_zone = conn.execute(
         "SELECT components, zone, day_zone FROM event_series WHERE event_id = ?", (event.id,)
     ).fetchone()
     store_series(conn, event.id, components, zone, day_zone, now=written)
     stored = conn.execute("SELECT count(*) FROM occurrences WHERE event_id = ?", (event.id,)).fetchone()[0]
-    assert 14_000 < stored < 20_000
+    assert 19_000 < stored < 20_000
     day = (first + timedelta(days=30), first + timedelta(days=31))
     assert conn.execute(events._LIVE, {"person": "you", **events._window(conn, *day)}).fetchall() == []
-    assert [e.title for e in events_for(conn, "you", *day)].count("Hourly") == 24
+    assert [e.title for e in events_for(conn, "you", *day)].count("Hourly") == 5
 
 
 def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:

@@ -86,6 +86,14 @@ def test_find_free_slots_on_the_demo_week(tools: CalendarTools) -> None:
     )
 
 
+def test_find_free_slots_searches_the_week_ten_years_ahead(tools: CalendarTools) -> None:
+    """Today is Thu 2026-08-27: the week holding 2036-08-27 is the last one searched (its Monday is before it)."""
+    text = tools.run("find_free_slots", {"person": "priya", "week": "2036-08-27"}, "toolu_1", HOUR)
+    assert text.startswith(
+        "Free windows of at least 30 minutes for Priya Raman (priya) and you in the week of Mon 2036-08-25"
+    )
+
+
 def test_find_free_slots_through_answer_call(tools: CalendarTools) -> None:
     result = call(tools, "find_free_slots", {"person": "priya", "week": "2026-08-31", "minutes": 30})
     assert result == {"type": "tool_result", "tool_use_id": "toolu_test", "content": DEMO_WINDOWS}
@@ -278,6 +286,15 @@ CASES = [
     Case("slots-week-impossible", "find_free_slots", slots(week="2026-02-30"), ["week '2026-02-30' is not a date"]),
     Case(
         "slots-week-with-time", "find_free_slots", slots(week="2026-08-31T09:00"), ["'2026-08-31T09:00'", "YYYY-MM-DD"]
+    ),
+    Case(
+        "slots-week-too-far",
+        "find_free_slots",
+        slots(week="2036-09-01"),  # the Monday after 2036-08-27, ten years after today
+        [
+            "week 2036-09-01 is more than 10 years ahead: free slots are searched for weeks up to 2036-08-27 "
+            "(today is Thu 2026-08-27). Give a week before then, or ask the user whether so distant a date is meant."
+        ],
     ),
     Case("slots-minutes-low", "find_free_slots", slots(minutes=4), ["minutes 4 is out of range", "from 5 to 480"]),
     Case("slots-minutes-high", "find_free_slots", slots(minutes=481), ["minutes 481 is out of range", "from 5 to 480"]),

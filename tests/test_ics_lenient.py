@@ -19,13 +19,17 @@ def test_one_bad_event_no_longer_refuses_the_file(demo_db: Path) -> None:
     result = runner.invoke(calendar_app, ["import", str(SLOPPY), "--person", "priya", "--db", str(demo_db)])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "Imported 2 events (0 recurring) for Priya Raman (priya) from sloppy.ics: 2 new."
+    assert lines[0] == (
+        "Imported 3 events (0 recurring) for Priya Raman (priya) from sloppy.ics: 3 new; 1 warning (below)."
+    )
     assert lines[1].startswith("Skipped sloppy.ics line 10: event 'No start' (UID nostart@t): no DTSTART")
-    assert lines[2].startswith("Skipped sloppy.ics line 18: event 'Odd zone' (UID tz@t): unknown time zone")
-    assert "'Western/Central Europe'" in lines[2]
-    assert lines[3].startswith("Skipped sloppy.ics line 25: event 'Backwards' (UID back@t): DTEND before DTSTART")
-    assert lines[4] == "Skipped 3: 3 that could not be read (above)."
-    assert [title for title, *_ in busy(demo_db, "priya", "2026-10-06", "2026-10-08")] == ["Fine", "Also fine"]
+    assert lines[2].startswith("Skipped sloppy.ics line 25: event 'Backwards' (UID back@t): DTEND before DTSTART")
+    assert lines[3] == "Skipped 2: 2 that could not be read (above)."
+    # A zone defined nowhere is read as floating time, named, not skipped.
+    assert lines[4].startswith("Warning: sloppy.ics line 15: event 'Odd zone' (UID tz@t): time zone ")
+    assert "'Western/Central Europe' is neither defined in the file" in lines[4]
+    titles = [title for title, *_ in busy(demo_db, "priya", "2026-10-06", "2026-10-08")]
+    assert titles == ["Odd zone", "Fine", "Also fine"]
 
 
 def test_strict_keeps_all_or_nothing(demo_db: Path) -> None:
@@ -33,7 +37,7 @@ def test_strict_keeps_all_or_nothing(demo_db: Path) -> None:
     result = runner.invoke(calendar_app, ["import", str(SLOPPY), "--person", "priya", "--db", str(demo_db), "--strict"])
     assert result.exit_code == 1
     assert "No start" in result.stderr
-    assert "(2 other events in the file have problems too)" in result.stderr
+    assert "(1 other event in the file has problems too)" in result.stderr
     assert "nothing was imported" in result.stderr
     assert event_count(demo_db) == before
 
@@ -73,9 +77,12 @@ def test_reimport_picks_up_a_changed_sequence(demo_db: Path, tmp_path: Path) -> 
     )
     path.write_bytes(edited.encode())
     result = runner.invoke(calendar_app, ["import", str(path), "--person", "priya", "--db", str(demo_db)])
-    assert ": 0 new, 1 updated, 1 already there." in result.stdout
+    assert ": 0 new, 1 updated, 2 already there; 1 warning (below)." in result.stdout
     assert event_count(demo_db) == count
-    assert busy(demo_db, "priya", "2026-10-06", "2026-10-07") == [("Fine, moved", "Tue 2026-10-06 16:00", "17:00")]
+    assert busy(demo_db, "priya", "2026-10-06", "2026-10-07") == [
+        ("Odd zone", "Tue 2026-10-06 10:00", "11:00"),
+        ("Fine, moved", "Tue 2026-10-06 16:00", "17:00"),
+    ]
 
 
 GOOD = "UID:good@t\nSUMMARY:Fine\nDTSTART:20261006T130000Z\nDURATION:PT1H"

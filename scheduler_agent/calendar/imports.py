@@ -1,9 +1,16 @@
-"""Importing events from a file or a feed: keyed by UID, person and origin, so a re-import never doubles."""
+"""Importing events from a file or a feed: keyed by UID, person and origin, so a re-import never doubles.
+
+An event `calendar export` wrote carries its key in this calendar (`event_key`: its id, the second it was
+made and the calendar's token (m039), in a local event's UID and in every event's X-SCHEDULER-AGENT-EVENT):
+importing or subscribing to that file here finds the event already there and adds nothing. In another
+calendar the key names nothing, and the event is imported as any other.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from scheduler_agent.calendar.events import add_events, checked_row, recurrence_columns
 from scheduler_agent.calendar.recurrence import check_rule
@@ -11,6 +18,51 @@ from scheduler_agent.calendar.series import components_of, store_recurrence, sto
 from scheduler_agent.calendar.types import CalendarError, ImportCounts, ImportedEvent, Recurrence, to_utc_text
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection
+
+HERE = "X-SCHEDULER-AGENT-EVENT"  # the property `calendar export` writes an event's key in
+_EVENT_KEY = re.compile(r"event-([0-9]+)-[0-9]{8}T[0-9]{6}Z-[0-9a-f]+")
+
+
+def calendar_token(conn: Connection) -> str:
+    """The random token naming this calendar (m039)."""
+    token: str = conn.execute("SELECT token FROM calendar_identity").fetchone()[0]
+    return token
+
+
+def event_key(event_id: int, created: datetime, token: str) -> str:
+    """Event `event_id`'s key in calendar `token`, made at `created`: `event-12-20260824T090000Z-1f2e3d4c`.
+
+    The id alone could name another event one day (SQLite gives a deleted last id again); with the second
+    it was made, it cannot."""
+    return f"event-{event_id}-{created.astimezone(UTC):%Y%m%dT%H%M%SZ}-{token}"
+
+
+def key_in(text: str) -> str:
+    """The event key at the start of `text` (a UID such as `event-12-20260824T090000Z@...`), else ''."""
+    found = _EVENT_KEY.match(text)
+    return found.group() if found is not None else ""
+
+
+def _id_of(key: str) -> int:
+    return int(key.split("-")[1])
+
+
+def _here(conn: Connection, events: Sequence[ImportedEvent]) -> set[str]:
+    """The keys given by `events` that name an event of this calendar (an id made at that second)."""
+    wanted = {item.here for item in events if item.here}
+    if not wanted:  # every file but an export of a calendar here
+        return set()
+    token = calendar_token(conn)
+    wanted = {key for key in wanted if key.endswith(f"-{token}")}
+    ids = sorted({_id_of(key) for key in wanted})
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):  # under any database's limit of parameters
+        chunk = ids[start : start + 500]
+        rows = conn.execute(f"SELECT id, created_at FROM events WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+        found.update(
+            f"event-{event_id}-{created.replace('-', '').replace(':', '')}-{token}" for event_id, created in rows
+        )
+    return wanted & found
 
 
 def import_events(
@@ -25,9 +77,10 @@ def import_events(
     """Store `events` as busy time for `person_key`, all or nothing, in one transaction.
 
     An event is keyed by (person, origin, UID, RECURRENCE-ID): one imported before is updated in place
-    (same id) or left alone when nothing changed, never added twice. `cancelled` are keys the file now
-    marks cancelled: events imported under them are removed. `origin` is '' for a file, 'feed:N' for a
-    feed; `replace_all` (a feed's new copy) removes every event of that origin the new copy lacks.
+    (same id) or left alone when nothing changed, never added twice. One whose key (`here`) names an event
+    of this calendar, exported from it, is already there: it is left alone and not added. `cancelled` are
+    keys the file now marks cancelled: events imported under them are removed. `origin` is '' for a file,
+    'feed:N' for a feed; `replace_all` (a feed's new copy) removes every event of that origin the new copy lacks.
     What this person and origin hold is read once, and the new events are written in a batch
     (`add_events`: a few `executemany` calls, not a round of statements per event).
     """
@@ -35,11 +88,17 @@ def import_events(
     kept: set[int] = set()
     with transaction(conn):
         known = _sources(conn, person_key, origin)
+        here = _here(conn, events)
         fresh: dict[SourceKey, ImportedEvent] = {}  # new ones, in file order; a key given twice: the last copy
         gone: set[int] = set()
         for item in events:
             key = (item.uid, _recurrence_id_text(item.recurrence_id))
             event_id = known.get(key)
+            if item.here in here and event_id in (None, _id_of(item.here)):  # exported from here: it is here
+                if event_id is not None:
+                    kept.add(event_id)
+                counts["unchanged"] += 1
+                continue
             if event_id is None:
                 if key in fresh:
                     counts["unchanged" if fresh[key] == item else "updated"] += 1

@@ -3,8 +3,10 @@
 A series keeps its iCalendar components (`event_series`), so `recurring-ical-events` expands what the
 file said. Expanding costs milliseconds per series per window (the library walks each rule from its
 DTSTART), far too much for a free-slot search over a calendar of a hundred series; so when a series is
-written its occurrences over a horizon (a year back, two ahead of the time of writing) go into the indexed
-`occurrences` table, and a window inside that span is a range query. A window outside it (or a series
+written its occurrences over a horizon (a year back, eleven ahead of the time of writing) go into the
+indexed `occurrences` table, and a window inside that span is a range query: any week find_free_slots
+searches (up to ten years ahead, `tools.inputs.SEARCH_YEARS`), with a year to spare before the series is
+written again. A window outside it (or a series
 too dense to materialise, or one from a database older than this table) is expanded when asked: the same
 function, so both give the same busy time. The horizon rolls on each time the series is written again
 (a re-import, a feed refresh).
@@ -19,7 +21,7 @@ from scheduler_agent.calendar.types import Recurrence, from_utc_text, to_utc_tex
 from scheduler_agent.storage.dialect import Connection, Row
 
 HORIZON_BACK = timedelta(days=366)
-HORIZON_AHEAD = timedelta(days=731)
+HORIZON_AHEAD = timedelta(days=4018)  # eleven years: SEARCH_YEARS and one more
 MATERIALISE_CAP = 20_000  # occurrences of one series over the horizon; a denser one is expanded per window
 
 

@@ -136,6 +136,7 @@ class ImportedEvent(NamedTuple):
     all_day: bool = False
     recurrence: Recurrence = Recurrence()
     components: tuple[str, str, str] | None = None  # a series: its VCALENDAR text, floating zone, day zone
+    here: str = ""  # the key of the event of this calendar it was exported from (`imports.event_key`), if any
 
 
 @dataclass(frozen=True)

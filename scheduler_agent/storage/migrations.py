@@ -10,6 +10,7 @@ a statement must differ the migration says `if dialect(conn) == "postgresql"` be
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from scheduler_agent.storage.dialect import Connection, dialect
@@ -707,3 +708,23 @@ def m037_feed_flags_and_skips(conn: Connection) -> None:
         "ALTER TABLE feeds ADD COLUMN allow_private INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE feeds ADD COLUMN skipped TEXT NOT NULL DEFAULT ''",
     )
+
+
+@migration
+def m039_calendar_identity(conn: Connection) -> None:
+    """`calendar_identity`: one row, a random token naming this calendar (made once, never changed).
+
+    `calendar export` writes each event's key here (its id, when it was made, and this token) so that
+    importing or subscribing to the file here again adds nothing, while another calendar, whose token
+    differs, imports the events as new. A copy of the database file is the same calendar, token and all.
+    """
+    _run(
+        conn,
+        """
+        CREATE TABLE calendar_identity (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            token TEXT NOT NULL CHECK (token <> '')
+        )
+        """,
+    )
+    conn.execute("INSERT INTO calendar_identity (id, token) VALUES (1, ?)", (os.urandom(4).hex(),))

@@ -1,7 +1,10 @@
 """`calendar export`: every event (or one person's) as one RFC 5545 iCalendar text.
 
 An imported series is written from its stored components (overrides, periods and a file's own
-VTIMEZONEs kept); an event made here from its columns. UIDs are the project's (`event-N@...`).
+VTIMEZONEs kept); an event made here from its columns. An imported or subscribed event keeps the UID
+(and RECURRENCE-ID) it came with; an event made here gets a stable one from its key (`event-N-<when it was
+made>-<the calendar's token>@scheduler-agent`). Every event carries its key in X-SCHEDULER-AGENT-EVENT,
+so importing the file here again, or subscribing to it, adds nothing (`imports.import_events`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ import icalendar
 
 from scheduler_agent.calendar.events import event_records
 from scheduler_agent.calendar.ics.scan import IcsError
+from scheduler_agent.calendar.imports import HERE, calendar_token, event_key
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.series import components_of
-from scheduler_agent.calendar.types import EventRecord, Person
+from scheduler_agent.calendar.types import EventRecord, Person, from_utc_text
 from scheduler_agent.storage.dialect import Connection
 
 PRODID = "-//scheduler-agent//scheduler-agent//EN"
@@ -37,18 +41,23 @@ def export_calendar(conn: Connection, person: Person | None = None) -> Exported:
     """Every event (or `person`'s) as one RFC 5545 iCalendar text."""
     names = {p.key: p.name for p in [get_owner(conn), *list_people(conn)]}
     records = event_records(conn, person.key if person is not None else None)
-    imported = {row[0] for row in conn.execute("SELECT event_id FROM event_sources")}
+    token = calendar_token(conn)
+    sources: dict[int, tuple[str, str]] = {
+        event_id: (uid, recurrence_id)
+        for event_id, uid, recurrence_id in conn.execute("SELECT event_id, uid, recurrence_id FROM event_sources")
+    }
     calendar = icalendar.Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     timezones: dict[str, Any] = {}
     for record in records:
-        stored = components_of(conn, record.event.id) if record.event.id in imported else None
+        source = sources.get(record.event.id)
+        stored = components_of(conn, record.event.id) if source is not None else None
         if stored is None:
-            calendar.add_component(_vevent(record, names))
+            calendar.add_component(_vevent(record, names, source, token))
             continue
-        for component in _series(record, stored[0], names, timezones):
+        for component in _series(record, stored[0], names, timezones, source, token):
             calendar.add_component(component)
     for timezone in timezones.values():
         calendar.add_component(timezone)
@@ -62,8 +71,17 @@ def export_calendar(conn: Connection, person: Person | None = None) -> Exported:
     return Exported(text, len(records), sum(1 for record in records if record.recurrence))
 
 
-def event_uid(event_id: int) -> str:
-    return f"event-{event_id}@{UID_DOMAIN}"
+def event_uid(key: str) -> str:
+    """The UID of an event made here: its key in this calendar (`imports.event_key`), stable from export
+    to export."""
+    return f"{key}@{UID_DOMAIN}"
+
+
+def _identify(vevent: Any, record: EventRecord, source: tuple[str, str] | None, token: str) -> None:
+    """The event's UID (its source's, else its own) and its key in this calendar."""
+    key = event_key(record.event.id, record.created, token)
+    vevent.add("uid", source[0] if source is not None else event_uid(key))
+    vevent.add(HERE, key)
 
 
 def _attendees(vevent: Any, keys: tuple[str, ...], names: dict[str, str]) -> None:
@@ -73,16 +91,23 @@ def _attendees(vevent: Any, keys: tuple[str, ...], names: dict[str, str]) -> Non
         vevent.add("attendee", attendee)
 
 
-def _series(record: EventRecord, text: str, names: dict[str, str], timezones: dict[str, Any]) -> list[Any]:
-    """The stored master and overrides of an imported series, under the project's UID, with attendees."""
+def _series(
+    record: EventRecord,
+    text: str,
+    names: dict[str, str],
+    timezones: dict[str, Any],
+    source: tuple[str, str] | None,
+    token: str,
+) -> list[Any]:
+    """The stored master and overrides of an imported series, under its UID, with attendees."""
     stored: Any = icalendar.Calendar.from_ical(text)
     for timezone in stored.walk("VTIMEZONE"):
         timezones.setdefault(str(timezone.get("TZID")), timezone)
     found = []
     for vevent in stored.walk("VEVENT"):
-        for prop in ("UID", "ATTENDEE", "ORGANIZER"):
+        for prop in ("UID", "ATTENDEE", "ORGANIZER", HERE):
             vevent.pop(prop, None)
-        vevent.add("uid", event_uid(record.event.id))
+        _identify(vevent, record, source, token)
         if vevent.get("DTSTAMP") is None:
             vevent.add("dtstamp", record.created)
         _attendees(vevent, record.event.attendees, names)
@@ -90,10 +115,12 @@ def _series(record: EventRecord, text: str, names: dict[str, str], timezones: di
     return found
 
 
-def _vevent(record: EventRecord, names: dict[str, str]) -> icalendar.Event:
+def _vevent(record: EventRecord, names: dict[str, str], source: tuple[str, str] | None, token: str) -> icalendar.Event:
     event = record.event
     vevent = icalendar.Event()
-    vevent.add("uid", event_uid(event.id))
+    _identify(vevent, record, source, token)
+    if source is not None and source[1]:  # one occurrence of a series this calendar does not hold
+        vevent.add("recurrence-id", from_utc_text(source[1]))
     vevent.add("dtstamp", record.created)
     vevent.add("summary", event.title)
 

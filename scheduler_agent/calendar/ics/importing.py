@@ -76,8 +76,9 @@ def decode(data: bytes, name: str) -> str:
 
 
 def import_summary(name: str, person: Person, read: ReadCalendar, counts: ImportCounts, owner_tz: str) -> str:
-    """`Imported 5 events (2 recurring) for Priya Raman (priya) from team.ics: 3 new, ...`, each event
-    skipped for a problem on a line of its own, and the count of what was skipped."""
+    """`Imported 5 events (2 recurring) for Priya Raman (priya) from team.ics: 3 new, ...; 1 warning (below).`,
+    each event skipped for a problem and each one read with a warning on a line of its own, and the count of
+    what was skipped."""
     whom = f"{person.name} ({person.key})"
     head = f"Imported {_count(len(read.events), 'event')} ({read.recurring} recurring) for {whom} from {name}"
     parts = [f"{counts.new} new"]
@@ -87,7 +88,8 @@ def import_summary(name: str, person: Person, read: ReadCalendar, counts: Import
         parts.append(f"{counts.unchanged} already there")
     if counts.removed:
         parts.append(f"{counts.removed} removed (cancelled or free in the file now)")
-    lines = [f"{head}: {', '.join(parts)}."]
+    warned = f"; {_count(len(read.warnings), 'warning')} (below)" if read.warnings else ""
+    lines = [f"{head}: {', '.join(parts)}{warned}."]
     lines += [f"Skipped {problem}" for problem in read.problems]
     if read.skipped:
         reasons = [
@@ -97,6 +99,7 @@ def import_summary(name: str, person: Person, read: ReadCalendar, counts: Import
             f"{len(read.problems)} that could not be read (above)" if read.problems else "",
         ]
         lines.append(f"Skipped {read.skipped}: {', '.join(reason for reason in reasons if reason)}.")
+    lines += [f"Warning: {warning}" for warning in read.warnings]
     if read.superseded:
         lines.append(
             f"Left out {_count(read.superseded, 'older copy', 'older copies')} of an event "

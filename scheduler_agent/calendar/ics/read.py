@@ -1,15 +1,19 @@
 """Reading an .ics file into busy time for one person: leniently (skip and name each bad event) or strictly.
 
-The file's structure is checked first (`scan`): a file that is not iCalendar, or is broken, is refused.
-Then each VEVENT is read on its own: in the default, lenient mode an event that cannot be read is
-skipped and named (line, UID, summary, why); with `strict` the first such event refuses the file.
+The file's structure is checked first (`scan`, `parse`): a file that is not iCalendar, or is broken, is
+refused. Then each VEVENT is read on its own: in the default, lenient mode an event that cannot be read is
+skipped and named (line, UID, summary, why); with `strict` the first such event refuses the file. What is
+read, but not quite as the file says it (a TZID defined nowhere, read as floating time; an unreadable
+DTSTAMP, left out) is named in a warning, and not refused even with `strict`.
 
 Events are grouped by UID. Copies of one event without RECURRENCE-ID (a file edited twice): the one with
-the highest SEQUENCE wins, then the latest LAST-MODIFIED/DTSTAMP, then the last in the file. A repeating
-event keeps its components (the winning master, every override carrying a RECURRENCE-ID, the VTIMEZONEs
-they use) for `recurring-ical-events` to expand, which applies RFC 5545's rules to the overrides (RANGE=
-THISANDFUTURE, SEQUENCE). A calendar with X-WR-TIMEZONE (Google's exports) is made standard first by
-`x-wr-timezone`: its UTC and floating times are read in that zone.
+the highest SEQUENCE wins, then the latest LAST-MODIFIED/DTSTAMP, then the last in the file. Overrides
+whose series is not in the file are the single events they are (an override's own RRULE is not read).
+A repeating event keeps its components (the winning master, every override carrying a RECURRENCE-ID, the
+VTIMEZONEs they use) for `recurring-ical-events` to expand, which applies RFC 5545's rules to the
+overrides (RANGE=THISANDFUTURE, SEQUENCE) and repeats an event with several RRULEs on their union. A
+calendar with X-WR-TIMEZONE (Google's exports) is made standard first by `x-wr-timezone`: its UTC and
+floating times are read in that zone.
 """
 
 from __future__ import annotations
@@ -21,24 +25,16 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
+from icalendar.prop.broken import vBroken
 
-from scheduler_agent.calendar.ics.scan import IcsError, scan
+from scheduler_agent.calendar.ics.parse import Skip, Warned, event_warning, parse
+from scheduler_agent.calendar.ics.scan import IcsError
 from scheduler_agent.calendar.ics.values import EXAMPLES, Reading, dates, end_of, normalised_rule
+from scheduler_agent.calendar.imports import HERE, key_in
 from scheduler_agent.calendar.recurrence import check_rule, seed
 from scheduler_agent.calendar.types import CalendarError, ImportedEvent, Person, Recurrence, check_tz
 
 _TZID = re.compile(r";TZID=(\"[^\"]*\"|[^;:]*)")
-
-
-@dataclass(frozen=True)
-class Skip:
-    """An event left out because it cannot be read: where it is, and why."""
-
-    where: str  # "cal.ics line 13: event 'Standup' (UID standup@x)"
-    why: str
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.why}"
 
 
 @dataclass(frozen=True)
@@ -48,6 +44,7 @@ class ReadCalendar:
     events: list[ImportedEvent]
     dropped: list[tuple[str, datetime | None]]  # keys of cancelled or free events: not busy (any more)
     problems: list[Skip] = field(default_factory=list)  # skipped: cannot be read
+    warnings: list[Warned] = field(default_factory=list)  # read, but not quite as the file says it
     cancelled: int = 0
     transparent: int = 0
     no_length: int = 0  # a start and no end or duration: they take no time
@@ -91,12 +88,7 @@ def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: boo
     else in `owner`'s zone; all-day events are whole days in `person`'s. A broken file is an IcsError;
     so is any unreadable event when `strict`.
     """
-    lines = scan(text, name)
-    try:
-        calendars = icalendar.Calendar.from_ical(text, multiple=True)
-    except ValueError as exc:
-        raise IcsError(f"{name} is not valid iCalendar ({exc}); export the calendar again as .ics") from None
-    walked = [calendar.walk() for calendar in calendars]  # each component once, for the events and the zones
+    lines, calendars, walked, warnings = parse(text, name)
     settings = [_settings(calendar, found, owner) for calendar, found in zip(calendars, walked, strict=True)]
     components = [(index, event) for index, found in enumerate(walked) for event in found if event.name == "VEVENT"]
     paired = lines.count == len(components)  # else cannot pair them up: say which event, not which line
@@ -106,17 +98,21 @@ def read_ics(text: str, *, name: str, owner: Person, person: Person, strict: boo
         vevent = number if paired else None
         reading = Reading(name, component, vevent, lines, settings[index].floating_zone, person.tz, index)
         try:
-            candidates.append(_read_one(reading))
+            candidate = _read_one(reading)
         except IcsError as exc:
             where, _, why = str(exc).partition(": event ")
             problems.append(Skip(where, "event " + why))
+            continue
+        candidates.append(candidate)
+        if candidate.kind == "busy" and (reading.unknown_zones or reading.ignored):
+            warnings.append(event_warning(reading))
     if strict and problems:
         more = len(problems) - 1
         also = (
             f" ({more} other event{'s' if more != 1 else ''} in the file {'has' if more == 1 else 'have'} problems too)"
         )
         raise IcsError(f"{problems[0]}{also if more else ''}")
-    return _group(candidates, settings, person, problems)
+    return _group(candidates, settings, person, problems, warnings)
 
 
 def _settings(calendar: Any, walked: list[Any], owner: Person) -> _Calendar:
@@ -135,6 +131,9 @@ def _read_one(reading: Reading) -> _Candidate:
     component = reading.component
     reading.uid = reading.uid_or_derived()
     for prop, message in component.errors:
+        if prop in _NOT_BUSY_TIME:
+            reading.ignored.append(prop)
+            continue
         raw = reading.raw(prop) if prop else ""
         value = f" {raw!r}" if raw else ""
         hint = EXAMPLES.get(prop or "", "fix or remove it")
@@ -164,36 +163,52 @@ def _read_one(reading: Reading) -> _Candidate:
             f"(DTSTART {reading.raw('DTSTART')!r})",
         )
     zone = start.zone or reading.floating_zone
-    recurrence, periods = _recurrence(reading, start.moment, start.is_date, zone)
+    if rid is None:
+        recurrence, periods, rules = _recurrence(reading, start.moment, start.is_date, zone)
+    else:  # an override is the one occurrence it replaces: its own RRULE (if any) is not read, as the reference
+        recurrence, periods, rules = _NO_RECURRENCE, [], []
     if end is None or end == start.moment:
         if not periods:
             candidate.kind = "no_length"
             return candidate
         end = start.moment + max(periods)  # the periods are the busy time; the row needs a length
-    if recurrence.rule is not None:
+    for rule in rules:
         try:
-            check_rule(recurrence, start.moment, start.zone)
+            check_rule(Recurrence(rule), start.moment, start.zone)
         except CalendarError as exc:
             raise reading.fail("RRULE", str(exc)) from None
     title = reading.summary or "Busy"
-    candidate.event = ImportedEvent(reading.uid, rid, title, start.moment, end, start.zone, start.is_date, recurrence)
+    here = key_in(str(props.get(HERE, ""))) or key_in(reading.uid)  # exported from this calendar, perhaps
+    candidate.event = ImportedEvent(
+        reading.uid, rid, title, start.moment, end, start.zone, start.is_date, recurrence, here=here
+    )
     candidate.floating = start.floating
     return candidate
 
 
-def _recurrence(reading: Reading, start: datetime, all_day: bool, zone: str) -> tuple[Recurrence, list[timedelta]]:
+# Properties that do not bear on busy time: one that cannot be read is left out, not the event with it.
+_NOT_BUSY_TIME = frozenset({"DTSTAMP", "CREATED", "LAST-MODIFIED"})
+
+
+def _recurrence(
+    reading: Reading, start: datetime, all_day: bool, zone: str
+) -> tuple[Recurrence, list[timedelta], list[str]]:
+    """What repeats it, the lengths of its RDATE periods, and each of its RRULEs.
+
+    Several RRULEs (RFC 5545 deprecates them, but allows them) repeat it on their union: the stored
+    components keep them all for the expansion; the event's row names the first."""
     props = reading.props
-    rules = props.get("RRULE")
-    if rules is None and "RDATE" not in props and "EXDATE" not in props:
-        return _NO_RECURRENCE, []  # most events: nothing to read
-    if isinstance(rules, list):
-        raise reading.fail("RRULE", f"it has {len(rules)} RRULEs; give one (RFC 5545 deprecates several)")
-    day_zone = reading.day_zone
-    rule = None if rules is None else normalised_rule(reading, rules, zone, day_zone if all_day else zone)
+    found = props.get("RRULE")
+    if found is None and "RDATE" not in props and "EXDATE" not in props:
+        return _NO_RECURRENCE, [], []  # most events: nothing to read
+    until_zone = reading.day_zone if all_day else zone  # a date UNTIL is a whole day in the person's zone
+    given = [] if found is None else found if isinstance(found, list) else [found]
+    rules = [normalised_rule(reading, rule, zone, until_zone) for rule in given]
     rdates = list(dates(reading, "RDATE", zone))
     exdates = [moment for moment, _ in dates(reading, "EXDATE", zone)]
     periods = [length for _, length in rdates if length is not None]
-    return Recurrence(rule, tuple(moment for moment, _ in rdates), tuple(exdates)), periods
+    first = rules[0] if rules else None
+    return Recurrence(first, tuple(moment for moment, _ in rdates), tuple(exdates)), periods, rules
 
 
 _NO_RECURRENCE = Recurrence()
@@ -213,6 +228,8 @@ def _stamp(component: Any) -> datetime:
     """LAST-MODIFIED, else DTSTAMP, in UTC: which of two copies with one SEQUENCE is the later edit."""
     for prop in ("LAST-MODIFIED", "DTSTAMP"):
         value = component.get(prop)
+        if value is None or isinstance(value, vBroken):  # absent, or cannot be read (then left out, warned)
+            continue
         moment = getattr(value, "dt", None)
         if isinstance(moment, datetime):
             return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
@@ -220,7 +237,11 @@ def _stamp(component: Any) -> datetime:
 
 
 def _group(
-    candidates: list[_Candidate], settings: list[_Calendar], person: Person, problems: list[Skip]
+    candidates: list[_Candidate],
+    settings: list[_Calendar],
+    person: Person,
+    problems: list[Skip],
+    warnings: list[Warned],
 ) -> ReadCalendar:
     counts = {"cancelled": 0, "transparent": 0, "no_length": 0, "floating": 0, "superseded": 0}
     events: list[ImportedEvent] = []
@@ -246,7 +267,7 @@ def _group(
             continue
         counts["floating"] += core.floating
         events.append(core.event._replace(components=_components(core, overrides, settings, person)))
-    return ReadCalendar(events, dropped, problems, **counts)
+    return ReadCalendar(events, dropped, problems, warnings, **counts)
 
 
 def _newest(item: tuple[int, _Candidate]) -> tuple[int, datetime, int]:

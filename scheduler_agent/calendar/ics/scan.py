@@ -1,7 +1,9 @@
 """The structure of an .ics file, checked before any event is read: content lines, BEGIN/END nesting.
 
 A file that is not iCalendar at all, or is structurally broken (an unclosed VCALENDAR), is refused here
-with one line naming the line at fault, whatever `--strict` says: nothing of it is imported.
+with one line naming the line at fault, whatever `--strict` says: nothing of it is imported. VEVENTs
+outside any VCALENDAR (a file of bare VEVENTs, or some before or after it) are kept in `Scanned.outside`
+for the reader to put inside one (`wrapped`), as khal and the reference read them.
 
 The usual file (CRLF or LF lines, no blank ones, every name plain ASCII) is checked in a few passes over
 its whole text (`_well_formed`), and its lines are numbered only if a message needs them. Any other file,
@@ -37,6 +39,7 @@ class Scanned:
 
     lines: list[tuple[int, str]] = field(default_factory=list)
     vevents: list[tuple[int, int]] = field(default_factory=list)  # indexes into lines: BEGIN, END
+    outside: list[tuple[int, int]] = field(default_factory=list)  # VEVENTs outside any VCALENDAR: BEGIN, END
 
 
 @dataclass
@@ -76,6 +79,22 @@ def property_name(line: str) -> str:
     found = _BEFORE_PARAMETERS.match(line)
     assert found is not None  # the pattern matches the empty string too
     return found.group().upper()
+
+
+def wrapped(scanned: Scanned) -> str:
+    """The file's text with each run of VEVENTs outside any VCALENDAR put inside one of its own, in place.
+
+    The VEVENTs keep their order, so the n-th VEVENT icalendar reads is still the n-th of the file."""
+    begins = {begin for begin, _ in scanned.outside}
+    ends = {end for _, end in scanned.outside}
+    out: list[str] = []
+    for index, (_, line) in enumerate(scanned.lines):
+        if index in begins and index - 1 not in ends:
+            out.append("BEGIN:VCALENDAR")
+        out.append(line)
+        if index in ends and index + 1 not in begins:
+            out.append("END:VCALENDAR")
+    return "\r\n".join(out) + "\r\n"
 
 
 def scan(text: str, name: str) -> Lines:
@@ -137,7 +156,7 @@ def _scan_lines(text: str, name: str) -> Scanned:
     if not scanned.lines:
         raise IcsError(f"{name} is empty: give an .ics file exported from a calendar (it starts with BEGIN:VCALENDAR)")
     number, first = scanned.lines[0]
-    if first.strip().upper() != "BEGIN:VCALENDAR":
+    if first.strip().upper() not in ("BEGIN:VCALENDAR", "BEGIN:VEVENT"):
         raise IcsError(
             f"{name} line {number}: not an iCalendar file: it starts with {first[:40]!r}, not BEGIN:VCALENDAR; "
             "export the calendar as .ics (iCalendar) and import that"
@@ -158,7 +177,7 @@ def _scan_lines(text: str, name: str) -> Scanned:
             continue
         component = line.split(":", 1)[1].strip().upper()
         if prop == "BEGIN":
-            if not open_components and component != "VCALENDAR":
+            if not open_components and component not in ("VCALENDAR", "VEVENT"):
                 raise IcsError(f"{name} line {number}: BEGIN:{component} is outside any VCALENDAR")
             open_components.append((component, number, index))
             continue
@@ -172,6 +191,8 @@ def _scan_lines(text: str, name: str) -> Scanned:
             )
         if component == "VEVENT":
             scanned.vevents.append((begun_index, index))
+            if not open_components:  # a bare VEVENT, as khal and the reference read them: the reader wraps it
+                scanned.outside.append((begun_index, index))
     if open_components:
         begun, begun_at, _ = open_components[-1]
         raise IcsError(f"{name} line {begun_at}: BEGIN:{begun} is never closed: the file ends before END:{begun}")

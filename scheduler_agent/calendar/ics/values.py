@@ -1,9 +1,11 @@
 """One VEVENT's values as aware times: DTSTART/DTEND/DURATION, RRULE, RDATE and EXDATE, each checked.
 
-Times keep their zone: `TZID=` (an IANA name, a Windows name icalendar knows, or a VTIMEZONE of the
-file), UTC (`Z`), floating (no zone: read in the calendar's X-WR-TIMEZONE, else the owner's), all-day
-(`VALUE=DATE`: the whole day in the person's zone). A value that cannot be read is an IcsError naming
-the event and the line.
+Times keep their zone: `TZID=` (a VTIMEZONE of the file, whatever its name, else an IANA name or a
+Windows one mapped by `icalendar.timezone.windows_to_olson`), UTC (`Z`), floating (no zone: read in the
+calendar's X-WR-TIMEZONE, else the owner's), all-day (`VALUE=DATE`: the whole day in the person's zone).
+A TZID that is none of these (`FOO`, `GMT-05.00/-04.00`) is read as floating time, with no offset guessed
+from its name, and named (`Reading.unknown_zones`) for a warning. A value that cannot be read is an
+IcsError naming the event and the line.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any, NamedTuple
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import icalendar
+from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
 from scheduler_agent.calendar.clock import FIRST_YEAR, LAST_YEAR
 from scheduler_agent.calendar.ics.scan import IcsError, Lines, property_name
@@ -67,6 +70,9 @@ class Reading:
     day_zone: str  # the person's zone: dates are whole days there
     calendar: int = 0  # which VCALENDAR of the file it is in
     uid: str = ""
+    # TZIDs defined nowhere, neither IANA nor Windows names: read as floating time, and named in a warning
+    unknown_zones: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # properties that cannot be read and do not bear on busy time
     props: dict[str, Any] = field(init=False, repr=False)  # the component's properties, by upper-case name
 
     def __post_init__(self) -> None:
@@ -127,13 +133,14 @@ class Reading:
     def _resolve(self, prop: str, moment: object, tzid: str | None, zone: str) -> When:
         if isinstance(moment, datetime):
             if moment.tzinfo is None:
-                if tzid:
-                    raise self.fail(
-                        prop,
-                        f"unknown time zone {tzid!r} in {prop}: it is neither an IANA name nor defined in the file "
-                        "(VTIMEZONE); use a name such as Europe/London or America/New_York",
-                    )
-                return When(moment.replace(tzinfo=ZoneInfo(zone)), False, zone, True)
+                known = _known_zone(tzid) if tzid else None
+                if known is not None:
+                    return When(moment.replace(tzinfo=ZoneInfo(known)), False, known)
+                if not tzid:
+                    return When(moment.replace(tzinfo=ZoneInfo(zone)), False, zone, True)
+                if tzid not in self.unknown_zones:  # read as floating time, and named in a warning
+                    self.unknown_zones.append(tzid)
+                return When(moment.replace(tzinfo=ZoneInfo(zone)), False, zone)
             return When(moment, False, zone_name(moment.tzinfo))
         if isinstance(moment, date):
             return When(datetime.combine(moment, time(0), ZoneInfo(self.day_zone)), True, self.day_zone)
@@ -150,6 +157,18 @@ class Reading:
             lines = [line for _, line in self.lines.of(self.vevent)]
         parts = [line for line in lines if property_name(line) not in _IGNORED_FOR_UID]
         return "no-uid-" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _known_zone(tzid: str) -> str | None:
+    """The IANA zone a TZID icalendar left unresolved names after all: an IANA or Windows name with spaces
+    around it, or a Windows name (`icalendar.timezone.windows_to_olson`); None for a name that is neither."""
+    name = tzid.strip()
+    mapped = WINDOWS_TO_OLSON.get(name, name)
+    try:
+        ZoneInfo(mapped)
+    except (ValueError, ZoneInfoNotFoundError):  # ValueError: a name ZoneInfo cannot take (a path, ..)
+        return None
+    return mapped
 
 
 def _tzid(params: Any) -> str | None:

@@ -30,7 +30,13 @@ from scheduler_agent.calendar.slots import (
     week_span,
 )
 from scheduler_agent.calendar.tools.base import Context
-from scheduler_agent.calendar.tools.inputs import DEFAULT_MINUTES, check_minutes, parse_week, resolve_group
+from scheduler_agent.calendar.tools.inputs import (
+    DEFAULT_MINUTES,
+    check_minutes,
+    check_searchable_week,
+    parse_week,
+    resolve_group,
+)
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person
 
 
@@ -39,6 +45,7 @@ def run(ctx: Context, arguments: Mapping[str, Any], tool_use_id: str | None, dea
     owner = calendar.owner()
     people = resolve_group(calendar, arguments["person"], arguments.get("also", []), field="person")
     day = parse_week(arguments["week"], owner, ctx.clock)
+    check_searchable_week(day, owner, ctx.clock)
     minutes = arguments.get("minutes", DEFAULT_MINUTES)
     check_minutes(minutes)
     rules = rules_of(calendar.preferences())

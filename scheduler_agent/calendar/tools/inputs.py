@@ -111,6 +111,28 @@ def parse_week(text: str, owner: Person, clock: Clock) -> date:
     )
 
 
+SEARCH_YEARS = 10  # find_free_slots searches weeks up to this many years ahead (series are kept this far)
+
+
+def check_searchable_week(day: date, owner: Person, clock: Clock) -> None:
+    """Refuse a week that begins more than SEARCH_YEARS years after today: its free time is not kept."""
+    today = clock.today(owner.tz)
+    last = _years_after(today, SEARCH_YEARS)
+    if monday_of(day) > last:
+        raise ToolError(
+            f"week {day.isoformat()} is more than {SEARCH_YEARS} years ahead: free slots are searched for weeks "
+            f"up to {last.isoformat()} (today is {format_day(today)}). Give a week before then, or ask the user "
+            "whether so distant a date is meant."
+        )
+
+
+def _years_after(day: date, years: int) -> date:
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:  # 29 February, in a year that has none
+        return day.replace(year=day.year + years, day=28)
+
+
 def parse_day(text: str, field: str, owner: Person, clock: Clock) -> date:
     """A calendar date (YYYY-MM-DD) for fields such as `occurrence`, `start` and `end` of list_events."""
     try:
