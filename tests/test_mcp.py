@@ -113,13 +113,20 @@ def test_find_a_slot_book_it_and_a_conflicts_text(demo_db: Path) -> None:
     async def run() -> list[types.CallToolResult]:
         async with over_stdio(params(demo_db, "--yes")) as client:
             found = await client.call_tool("find_free_slots", {"person": "priya", "week": MONDAY})
+            elsewhere = await client.call_tool("find_free_slots", {"person": "aiko", "week": MONDAY})
             booked = await client.call_tool("create_event", BOOKING)
             again = await client.call_tool("create_event", BOOKING)
-            return [found, booked, again]
+            return [found, elsewhere, booked, again]
 
-    found, booked, again = anyio.run(run)
+    found, elsewhere, booked, again = anyio.run(run)
     assert not found.is_error
     assert "- Mon 2026-08-31 14:00-15:00" in text(found).splitlines()
+    assert "The same windows" not in text(found)  # Priya works in the owner's zone
+    lines = text(elsewhere).splitlines()  # Aiko in New York: each window in her zone too, converted here
+    assert "- Mon 2026-08-31 14:00-15:00" in lines
+    assert lines[-1].startswith(
+        "The same windows for Aiko Tanaka (aiko) in America/New_York: Mon 2026-08-31 09:00-10:00"
+    )
     assert not booked.is_error
     assert text(booked).startswith("Booked 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London)")
     assert events_at(demo_db, MONDAY_2PM_UTC) == ["Meeting with Priya Raman"]

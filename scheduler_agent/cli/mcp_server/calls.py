@@ -25,7 +25,8 @@ from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, ToolError, run_
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.bookings import input_hash
-from scheduler_agent.calendar.tools import CalendarTools, tool_definitions
+from scheduler_agent.calendar.slots import format_window
+from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, tool_definitions
 from scheduler_agent.storage.db import Location, open_db
 
 KEY = "idempotency_key"
@@ -160,7 +161,28 @@ def run(serving: Serving, name: str, raw: Mapping[str, Any]) -> tuple[str, bool]
     with calendar_tools(serving) as tools:
         call = {"type": "tool_use", "id": call_id(key), "name": name, "input": arguments}
         block = run_call(tools, call, Deadline.after(TOOL_DEADLINE_SECONDS)).block
-    return str(block["content"]), bool(block.get("is_error"))
+        text, failed = str(block["content"]), bool(block.get("is_error"))
+        if name == "find_free_slots" and not failed:
+            text += windows_elsewhere(tools, arguments)
+    return text, failed
+
+
+def windows_elsewhere(tools: CalendarTools, arguments: Mapping[str, Any]) -> str:
+    """find_free_slots' windows again in the zone of each person who is not in the owner's, so that a client's
+    model need not convert them ('' when everyone shares the owner's zone). The same search, just made."""
+    owner = tools.calendar.owner()
+    people = [tools.resolve_person(text, field="person") for text in [arguments["person"], *arguments.get("also", [])]]
+    away = [person for person in people if person.tz != owner.tz]
+    if not away:
+        return ""
+    day = tools.parse_week(arguments["week"], owner)
+    search = tools.search(owner, people, day, arguments.get("minutes", DEFAULT_MINUTES))
+    return "".join(
+        f"\nThe same windows for {p.name} ({p.key}) in {p.tz}: "
+        + ", ".join(format_window(window, p.tz) for window in search.windows)
+        + "."
+        for p in away
+    )
 
 
 def declined_text(name: str, raw: Mapping[str, Any], question: str, reason: str) -> str:
