@@ -100,9 +100,12 @@ def test_the_tools_their_schemas_and_annotations(demo_db: Path) -> None:
         for name, t in tools.items()
         if t.annotations is not None
     }
+    assert {name: t.annotations.open_world_hint for name, t in tools.items() if t.annotations} == dict.fromkeys(
+        tools, False
+    )
     assert hints == {
-        "find_free_slots": (True, None, True),
-        "list_events": (True, None, True),
+        "find_free_slots": (True, False, True),
+        "list_events": (True, False, True),
         "create_event": (False, False, False),
         "move_event": (False, True, False),
         "cancel_event": (False, True, False),
@@ -155,13 +158,17 @@ def test_approval_by_elicitation_yes(demo_db: Path, mode: str) -> None:
 def test_approval_by_elicitation_no_with_a_reason(demo_db: Path, mode: str) -> None:
     asked: list[str] = []
 
-    async def run() -> types.CallToolResult:
+    async def run() -> tuple[types.CallToolResult, types.CallToolResult]:
         answer = answering({"approve": False, "reason": "not on Mondays"}, asked)
         async with over_stdio(params(demo_db), answer, mode) as client:
-            return await client.call_tool("create_event", BOOKING)
+            declined = await client.call_tool("create_event", BOOKING)
+            clash = await client.call_tool("create_event", {**BOOKING, "start": f"{MONDAY}T15:00"})
+            return declined, clash
 
-    result = anyio.run(run)
-    assert asked == [QUESTION]
+    result, clash = anyio.run(run)
+    assert asked == [QUESTION]  # every check comes before the question: a clash is refused without asking
+    assert clash.is_error
+    assert "is not free: it overlaps 'Hiring panel'" in text(clash)
     assert result.is_error
     assert text(result) == (
         f"Not run: the user declined ({QUESTION.removesuffix('. Approve?')}). Their reason: 'not on Mondays'. "
@@ -405,3 +412,18 @@ def test_off_loopback_without_a_token_is_refused_in_one_line(demo_db: Path) -> N
     assert "give --token-env VAR" in done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+def test_an_empty_token_variable_and_a_calendar_without_owner_are_one_line_each(tmp_path: Path) -> None:
+    empty = subprocess.run(
+        [SCRIPT, "mcp", "--http", "8765", "--token-env", "NO_SUCH_VARIABLE_HERE"], capture_output=True, text=True
+    )
+    assert empty.returncode == 1
+    assert empty.stderr.strip().splitlines() == [
+        "Error: --token-env NO_SUCH_VARIABLE_HERE: that environment variable is empty or not set; put the token there"
+    ]
+    fresh = subprocess.run([SCRIPT, "mcp", "--db", str(tmp_path / "new.db")], capture_output=True, text=True)
+    assert fresh.returncode == 1
+    assert len(fresh.stderr.strip().splitlines()) == 1
+    assert "this calendar has no owner yet" in fresh.stderr
+    assert fresh.stdout == ""

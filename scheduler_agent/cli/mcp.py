@@ -63,11 +63,11 @@ def mcp_command(
 
     endpoint = _endpoint(address, token_env)
     serving = Serving.started_with(db, today, yes, yes_cancel, False if no_invites else None)
-    _check_calendar(serving)
+    remote = _check_calendar(serving)
 
     from scheduler_agent.cli.mcp_server.server import build
 
-    app = build(serving)
+    app = build(serving, remote=remote)
     if endpoint is None:
         app.run("stdio")
         return
@@ -119,13 +119,16 @@ def parse_address(text: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
-def _check_calendar(serving: Serving) -> None:
-    """Open the database once before serving: a path that cannot be opened is one line now, not an error per call."""
+def _check_calendar(serving: Serving) -> bool:
+    """Open the database once before serving: a path that cannot be opened, or a calendar with no owner, is one
+    line now, not an error at each call. True when the calendar is on a CalDAV server."""
+    from scheduler_agent.calendar.caldav_connect import load_connection
     from scheduler_agent.calendar.people import get_owner
     from scheduler_agent.cli.database import connect
 
     conn = connect(serving.db)
     try:
         get_owner(conn)
+        return load_connection(conn) is not None
     finally:
         conn.close()

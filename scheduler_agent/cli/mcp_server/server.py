@@ -39,12 +39,17 @@ INSTRUCTIONS = (
 )
 
 # Every hint set explicitly: a client that reads one missing assumes the worst (destructive, open world).
+# `open_world_hint` is the local calendar's; `build` makes it true for a calendar on a CalDAV server.
 ANNOTATIONS = {
     "find_free_slots": ToolAnnotations(
-        title="Find free slots", read_only_hint=True, open_world_hint=False, idempotent_hint=True
+        title="Find free slots",
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
     ),
     "list_events": ToolAnnotations(
-        title="List events", read_only_hint=True, open_world_hint=False, idempotent_hint=True
+        title="List events", read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     ),
     "create_event": ToolAnnotations(
         title="Book a meeting",
@@ -90,18 +95,20 @@ Outcome = ElicitationResult[Approval]
 ToolFunction = Callable[..., Coroutine[Any, Any, CallToolResult]]
 
 
-def build(serving: Serving) -> MCPServer:
+def build(serving: Serving, *, remote: bool = False) -> MCPServer:
+    """The server; `remote`: the calendar is on a CalDAV server (the tools reach beyond this machine)."""
     from importlib.metadata import version
 
-    tools = [_tool(serving, name) for name in calls.descriptions()]  # in the order of prompts/tools.json
+    tools = [_tool(serving, name, remote) for name in calls.descriptions()]  # in prompts/tools.json's order
     app = MCPServer("scheduler-agent", version=version("scheduler-agent"), instructions=INSTRUCTIONS, tools=tools)
     resources.register(app, serving)
     return app
 
 
-def _tool(serving: Serving, name: str) -> Tool:
+def _tool(serving: Serving, name: str, remote: bool) -> Tool:
     fn = _change(serving, name) if name in calls.CHANGES else _read(serving, name)
-    tool = Tool.from_function(fn, name=name, description=calls.descriptions()[name], annotations=ANNOTATIONS[name])
+    annotations = ANNOTATIONS[name].model_copy(update={"open_world_hint": remote})
+    tool = Tool.from_function(fn, name=name, description=calls.descriptions()[name], annotations=annotations)
     # The SDK reads both at each call: the schema clients see is ours, and the input reaches `fn` whole.
     tool.parameters = calls.input_schema(name)
     tool.fn_metadata.arg_model = RawInput
