@@ -27,6 +27,7 @@ from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.bookings import input_hash
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, tool_definitions
+from scheduler_agent.calendar.tools.inputs import resolve_group
 from scheduler_agent.storage.db import Location, open_db
 
 KEY = "idempotency_key"
@@ -171,7 +172,7 @@ def windows_elsewhere(tools: CalendarTools, arguments: Mapping[str, Any]) -> str
     """find_free_slots' windows again in the zone of each person who is not in the owner's, so that a client's
     model need not convert them ('' when everyone shares the owner's zone). The same search, just made."""
     owner = tools.calendar.owner()
-    people = [tools.resolve_person(text, field="person") for text in [arguments["person"], *arguments.get("also", [])]]
+    people = resolve_group(tools.calendar, arguments["person"], arguments.get("also", []), field="person")
     away = [person for person in people if person.tz != owner.tz]
     if not away:
         return ""
