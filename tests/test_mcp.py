@@ -428,3 +428,75 @@ def test_an_empty_token_variable_and_a_calendar_without_owner_are_one_line_each(
     assert len(fresh.stderr.strip().splitlines()) == 1
     assert "this calendar has no owner yet" in fresh.stderr
     assert fresh.stdout == ""
+
+
+def test_over_http_approval_the_key_a_clash_and_a_sigkill(demo_db: Path) -> None:
+    """The stdio stories again over Streamable HTTP, where elicitation is an `input_required` round."""
+    asked: list[str] = []
+    answers = iter([{"approve": True}, {"approve": False, "reason": "too early"}])
+
+    async def answer(_: Any, request: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(request.message)
+        return types.ElicitResult(action="accept", content=next(answers))
+
+    keyed = {**BOOKING, "idempotency_key": "over-http"}
+    address = f"127.0.0.1:{free_port()}"
+    process = serving(demo_db, address)
+    try:
+
+        async def run() -> list[types.CallToolResult]:
+            http = httpx2.AsyncClient(timeout=30)
+            transport = streamable_http_client(f"http://{address}/mcp", http_client=http)
+            async with http, Client(transport, elicitation_callback=answer) as client:
+                return [
+                    await client.call_tool("find_free_slots", {"person": "priya", "week": MONDAY}),
+                    await client.call_tool("create_event", keyed),
+                    await client.call_tool("create_event", keyed),
+                    await client.call_tool("create_event", {**keyed, "minutes": 45}),
+                    await client.call_tool("create_event", {**BOOKING, "start": f"{MONDAY}T15:00"}),
+                    await client.call_tool("create_event", {**BOOKING, "start": f"{MONDAY}T09:00"}),
+                ]
+
+        found, booked, repeat, other, clash, declined = anyio.run(run)
+    finally:
+        err = stop(process)
+    assert "- Mon 2026-08-31 14:00-15:00" in text(found).splitlines()
+    assert asked[0] == QUESTION
+    assert text(booked).startswith("Booked 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30")
+    assert text(repeat) == text(booked)
+    assert other.is_error
+    assert "the idempotency key 'over-http' already answered a create_event call" in text(other)
+    assert clash.is_error
+    assert "is not free: it overlaps 'Hiring panel'" in text(clash)
+    assert len(asked) == 2  # the repeat, the other input and the clash asked nothing
+    assert declined.is_error
+    assert "Their reason: 'too early'. Nothing was booked." in text(declined)
+    assert events_at(demo_db, MONDAY_2PM_UTC) == ["Meeting with Priya Raman"]
+    assert events_at(demo_db, f"{MONDAY}T08:00") == []
+    assert "Traceback" not in err
+
+    crash = {**BOOKING, "start": "2026-09-02T09:15", "idempotency_key": "http-crash"}
+    wednesday_utc = "2026-09-02T08:15"
+    address = f"127.0.0.1:{free_port()}"
+    dying = serving(demo_db, address, "--yes", env={"SCHEDULER_AGENT_FAULT": "after_calendar_write"})
+
+    async def call(url: str) -> types.CallToolResult:
+        async with over_http(url) as client:
+            return await client.call_tool("create_event", crash)
+
+    try:
+        with pytest.raises(Exception):  # noqa: B017 (the transport's own error for a server that vanished)
+            anyio.run(call, f"http://{address}/mcp")
+        assert dying.wait(timeout=20) == -9  # SIGKILL: after the write, before the answer
+    finally:
+        stop(dying)
+    assert events_at(demo_db, wednesday_utc) == ["Meeting with Priya Raman"]
+    address = f"127.0.0.1:{free_port()}"
+    process = serving(demo_db, address, "--yes")
+    try:
+        again = anyio.run(call, f"http://{address}/mcp")
+    finally:
+        stop(process)
+    assert not again.is_error
+    assert text(again).startswith("Booked 'Meeting with Priya Raman' on Wed 2026-09-02 09:15-09:45")
+    assert events_at(demo_db, wednesday_utc) == ["Meeting with Priya Raman"]
