@@ -500,3 +500,18 @@ def test_over_http_approval_the_key_a_clash_and_a_sigkill(demo_db: Path) -> None
     assert not again.is_error
     assert text(again).startswith("Booked 'Meeting with Priya Raman' on Wed 2026-09-02 09:15-09:45")
     assert events_at(demo_db, wednesday_utc) == ["Meeting with Priya Raman"]
+
+
+def test_without_the_sdk_the_command_says_which_extra_to_install(demo_db: Path) -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['mcp'] = None  # as if the extra were not installed: importing it raises ImportError\n"
+        "from scheduler_agent.cli.app import main\n"
+        f"sys.argv = ['scheduler-agent', 'mcp', '--db', {str(demo_db)!r}]\n"
+        "main()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "Error: serving over MCP needs the official MCP SDK, which is not installed: pip install 'scheduler-agent[mcp]'"
+    ]

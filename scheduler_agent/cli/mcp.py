@@ -65,7 +65,14 @@ def mcp_command(
     serving = Serving.started_with(db, today, yes, yes_cancel, False if no_invites else None)
     remote = _check_calendar(serving)
 
-    from scheduler_agent.cli.mcp_server.server import build
+    try:
+        from scheduler_agent.cli.mcp_server.server import build
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        raise InputError(
+            "serving over MCP needs the official MCP SDK, which is not installed: pip install 'scheduler-agent[mcp]'"
+        ) from None
 
     app = build(serving, remote=remote)
     if endpoint is None:
