@@ -128,12 +128,10 @@ def _read(serving: Serving, name: str) -> ToolFunction:
 
 def _change(serving: Serving, name: str) -> ToolFunction:
     async def ask(arguments: dict[str, Any], ctx: Context) -> Verdict | Elicit[Approval]:
-        capabilities = ctx.client_capabilities
-        can_ask = capabilities is not None and capabilities.elicitation is not None
-        verdict = await anyio.to_thread.run_sync(calls.prepare, serving, name, arguments, can_ask)
+        verdict = await anyio.to_thread.run_sync(calls.prepare, serving, name, arguments, _can_ask(ctx))
         if verdict.question is None:
             return verdict
-        return Elicit(f"{verdict.question}. Approve?", Approval)
+        return Elicit(f"{verdict.question.rstrip('.')}. Approve?", Approval)
 
     async def change(arguments: dict[str, Any], approval: Annotated[Outcome, Resolve(ask)]) -> CallToolResult:
         if not isinstance(approval, AcceptedElicitation):  # declined or dismissed: a no without a reason
@@ -147,6 +145,13 @@ def _change(serving: Serving, name: str) -> ToolFunction:
         return _result(*await anyio.to_thread.run_sync(calls.run, serving, name, arguments))
 
     return change
+
+
+def _can_ask(ctx: Context) -> bool:
+    """Whether the client takes a form (a bare `elicitation: {}`, from before modes, counts; URL-only does not)."""
+    capabilities = ctx.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
 async def _declined(serving: Serving, name: str, arguments: dict[str, Any], reason: str) -> str:
