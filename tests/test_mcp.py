@@ -283,6 +283,9 @@ def test_bad_input_is_an_error_result_with_the_loops_text(demo_db: Path, tmp_pat
 
 
 def test_resources_and_the_system_prompt(demo_db: Path) -> None:
+    rule = ["calendar", "prefs", "add", "No meetings before 10am", "--not-before", "10:00", "--db", str(demo_db)]
+    subprocess.run([SCRIPT, *rule], check=True, capture_output=True)
+
     async def run() -> tuple[list[str], str, str, str, str]:
         async with over_stdio(params(demo_db)) as client:
             uris = sorted(str(r.uri) for r in (await client.list_resources()).resources)
@@ -306,9 +309,13 @@ def test_resources_and_the_system_prompt(demo_db: Path) -> None:
     assert uris == ["scheduler://owner/preferences", "scheduler://owner/working-hours", "scheduler://people"]
     assert "- priya: Priya Raman, Europe/London; 09:00-17:00 Europe/London" in people.splitlines()
     assert hours.startswith("Jordan Lee works 09:00-17:00 Europe/London")
-    assert preferences.startswith("Jordan Lee has no standing preferences") or "#" in preferences
+    assert preferences.splitlines() == [
+        "Standing preferences of Jordan Lee (set with `calendar prefs`; follow them in every booking):",
+        "- #1 No meetings before 10am [the tools check this: no meeting starts before 10:00]",
+    ]
     assert prompt.startswith("You are the scheduling assistant of Jordan Lee.")
     assert "Today is Thursday 2026-08-27." in prompt
+    assert "- #1 No meetings before 10am [the tools check this: no meeting starts before 10:00]" in prompt
 
 
 def test_stdout_carries_nothing_but_json_rpc(demo_db: Path, tmp_path: Path) -> None:
