@@ -120,9 +120,12 @@ def test_find_a_slot_book_it_and_a_conflicts_text(demo_db: Path) -> None:
             elsewhere = await client.call_tool("find_free_slots", {"person": "aiko", "week": MONDAY})
             booked = await client.call_tool("create_event", BOOKING)
             again = await client.call_tool("create_event", BOOKING)
-            return [found, elsewhere, booked, again]
+            listed = await client.call_tool("list_events", {"start": MONDAY, "end": MONDAY})
+            event_id = int(re.search(r"Event id: (\d+)", text(booked)).group(1))  # type: ignore[union-attr]
+            moved = await client.call_tool("move_event", {"event_id": event_id, "start": f"{MONDAY}T14:30"})
+            return [found, elsewhere, booked, again, listed, moved]
 
-    found, elsewhere, booked, again = anyio.run(run)
+    found, elsewhere, booked, again, listed, moved = anyio.run(run)
     assert not found.is_error
     assert "- Mon 2026-08-31 14:00-15:00" in text(found).splitlines()
     assert "The same windows" not in text(found)  # Priya works in the owner's zone
@@ -133,12 +136,15 @@ def test_find_a_slot_book_it_and_a_conflicts_text(demo_db: Path) -> None:
     )
     assert not booked.is_error
     assert text(booked).startswith("Booked 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London)")
-    assert events_at(demo_db, MONDAY_2PM_UTC) == ["Meeting with Priya Raman"]
     assert again.is_error
     assert text(again).startswith(
         "Mon 2026-08-31 14:00-14:30 (Europe/London) is not free: it overlaps 'Meeting with Priya Raman'"
     )
-    assert events_at(demo_db, MONDAY_2PM_UTC) == ["Meeting with Priya Raman"]
+    assert "Mon 2026-08-31 14:00-14:30 'Meeting with Priya Raman' with you, priya" in text(listed)  # one booking
+    assert not moved.is_error  # --yes: moves too
+    assert text(moved).startswith("Moved 'Meeting with Priya Raman' from Mon 2026-08-31 14:00-14:30 to Mon 2026-08-31")
+    assert events_at(demo_db, MONDAY_2PM_UTC) == []
+    assert events_at(demo_db, "2026-08-31T13:30") == ["Meeting with Priya Raman"]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # a request mid-call (2025-11-25); an input_required round
