@@ -67,6 +67,10 @@ COMMANDS = {  # name -> where the command is, and its one-line help (tests/test_
         f"{_CLI}.conversations:conversations_app",
         "The stored conversations: list, show (the array exactly, with --json), delete.",
     ),
+    "mcp": (
+        f"{_CLI}.mcp:mcp_command",
+        "Serve the calendar tools over MCP: stdio by default, or Streamable HTTP with --http.",
+    ),
     "db": (f"{_CLI}.database:db_app", "The database file that holds the calendar and the conversations."),
     # issue 16: many workers, one database (cli/workers.py)
     "submit": (
