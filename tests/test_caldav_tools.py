@@ -26,7 +26,8 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.storage.db import applied_migrations, connect
+from scheduler_agent.storage.db import connect, revision
+from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 
 TZ = "Europe/London"
@@ -87,7 +88,7 @@ def test_the_calendar_is_chosen_by_the_stored_connection(tmp_path: Path, connect
 
 def test_the_migration_links_a_call_to_its_remote_resource(tmp_path: Path) -> None:
     conn = connect(tmp_path / "fresh.db")
-    assert "m023_caldav_bookings" in applied_migrations(conn)
+    assert revision(conn) == HEAD  # m023 among them
     columns = {row[1] for row in conn.execute("PRAGMA table_info(caldav_bookings)")}
     assert columns == {"tool_use_id", "kind", "href", "uid", "etag", "event_id", "written", "created_at"}
     with pytest.raises(sqlite3.IntegrityError):  # a kind of change the tools make, nothing else

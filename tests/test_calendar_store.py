@@ -29,7 +29,7 @@ from scheduler_agent.calendar.types import (
 from scheduler_agent.cli.options import default_db_path
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import Connection
-from scheduler_agent.storage.migrations import MIGRATIONS
+from scheduler_agent.storage.migrations import HEAD
 
 NINE, FIVE = time(9), time(17)
 
@@ -52,28 +52,25 @@ def utc(text: str) -> datetime:
 def test_migrations_are_applied_once_and_recorded(tmp_path: Path) -> None:
     path = tmp_path / "calendar.db"  # no folders are made for a given path (tests/test_reliability.py)
     first = db.connect(path)
-    names = [name for name, _ in MIGRATIONS]
-    assert db.applied_migrations(first) == names
+    assert db.revision(first) == HEAD
     first.close()
 
     again = db.connect(path)
-    assert db.migrate(again) == []
-    assert again.execute("SELECT count(*) FROM _migrations").fetchone()[0] == len(names)
+    db.migrate(path)  # nothing left to apply: still the head, one row
+    assert [tuple(row) for row in again.execute("SELECT version_num FROM alembic_version")] == [(HEAD,)]
     tables = {row[0] for row in again.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"people", "events", "event_attendees", "_migrations"} <= tables
+    assert {"people", "events", "event_attendees", "alembic_version"} <= tables
 
 
-def test_a_new_migration_is_applied_on_the_next_connect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_new_migration_is_applied_on_the_next_connect(tmp_path: Path) -> None:
     path = tmp_path / "calendar.db"
-    db.connect(path).close()
-
-    def m999_notes(conn: sqlite3.Connection) -> None:
-        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
-
-    monkeypatch.setattr(db, "MIGRATIONS", [*MIGRATIONS, ("m999_notes", m999_notes)])
+    old = db.connect(path, to="m035")  # as the version before m036 left it
+    assert db.revision(old) == "m035"
+    old.close()
     conn = db.connect(path)
-    assert db.applied_migrations(conn)[-1] == "m999_notes"
-    assert db.migrate(conn) == []
+    assert db.revision(conn) == HEAD
+    indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "events_by_time" not in indexes  # m036 dropped it
 
 
 def test_connection_settings(tmp_path: Path) -> None:

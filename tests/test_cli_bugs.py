@@ -14,6 +14,7 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.cli import app
 from scheduler_agent.playback.cassette_file import read_setup
 from scheduler_agent.storage import conversations, db, listing
+from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 runner = CliRunner()
@@ -257,23 +258,15 @@ def test_calendar_commands_speak_to_people_not_to_the_model(demo_db: Path) -> No
 
 
 def test_migration_m008_adds_the_turn_stop_to_a_database_made_before_it(tmp_path: Path) -> None:
-    from scheduler_agent.storage.migrations import MIGRATIONS
-
     path = tmp_path / "old.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
-    for name, apply in MIGRATIONS:
-        if name.startswith("m008"):
-            break
-        apply(conn)
-        conn.execute("INSERT INTO _migrations (name) VALUES (?)", (name,))
+    conn = db.connect(path, to="m007")
     conn.execute(
         "INSERT INTO conversations (model, max_tokens, system, tools, started_on) VALUES ('m', 1, 's', '[]', 'd')"
     )
     conn.execute('INSERT INTO entries VALUES (1, 0, \'user\', \'[{"type":"text","text":"hi"}]\')')
     conn.close()
     migrated = db.connect(path)
-    assert "m008_turn_stops" in db.applied_migrations(migrated)
+    assert db.revision(migrated) == HEAD
     assert conversations.load(migrated, 1)[0].last_stop is None
     assert listing.summaries(migrated)[0].state == "waiting"
     conversations.set_stop(migrated, 1, "bound")

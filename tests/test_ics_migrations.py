@@ -13,9 +13,9 @@ from scheduler_agent.calendar import events
 from scheduler_agent.calendar.events import add_event, events_for
 from scheduler_agent.calendar.fixtures import demo_fixture, load_fixture, seed_demo
 from scheduler_agent.calendar.types import Recurrence
-from scheduler_agent.storage import db
+from scheduler_agent.storage import db, migrations
 from scheduler_agent.storage.dialect import Connection
-from scheduler_agent.storage.migrations import MIGRATIONS
+from scheduler_agent.storage.migrations import HEAD
 
 
 def old_people(conn: sqlite3.Connection) -> None:
@@ -25,17 +25,12 @@ def old_people(conn: sqlite3.Connection) -> None:
         conn.execute("INSERT INTO people VALUES ('priya', 'Priya Raman', 'Europe/London', '09:00', '17:00')")
 
 
-def before_mine() -> list[tuple[str, object]]:
-    names = [name for name, _ in MIGRATIONS]
-    return list(MIGRATIONS[: names.index("m012_series")])
+BEFORE_M012 = "m010"  # the revision before m012_series
 
 
-def test_an_older_calendar_is_migrated_with_its_imported_series_intact(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_older_calendar_is_migrated_with_its_imported_series_intact(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    monkeypatch.setattr(db, "MIGRATIONS", before_mine())
-    old = db.connect(path)
+    old = db.connect(path, to=BEFORE_M012)
     old_people(old)
     with old:  # an imported weekly standup as the code before m012 stored it: columns only, no components
         cursor = old.execute(
@@ -45,11 +40,9 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(
         old.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (cursor.lastrowid,))
         old.execute("INSERT INTO event_sources VALUES (?, 'priya', 'standup@t', '')", (cursor.lastrowid,))
     old.close()
-    monkeypatch.undo()
 
     conn = db.connect(path)
-    applied = db.applied_migrations(conn)
-    assert applied.index("m012_series") < applied.index("m013_feeds")  # both applied, in order, on connect
+    assert db.revision(conn) == HEAD  # m012, m013 and the rest applied, in order, on connect
     row = conn.execute("SELECT person_key, origin, uid, recurrence_id FROM event_sources").fetchone()
     assert tuple(row) == ("priya", "", "standup@t", "")  # kept, as a file's
     found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 11, 3, tzinfo=UTC))
@@ -91,27 +84,22 @@ def test_the_length_bound_follows_every_write(any_conn: Connection) -> None:
     assert longest_days(conn) == pytest.approx(bound)  # it shrinks again: the triggers' bound only grew
 
 
-def demo_before(migration: str, path: Path, monkeypatch: pytest.MonkeyPatch) -> Connection:
-    """The demo calendar at `path` as the version before `migration` made it (undo the monkeypatch to
-    connect again with every migration)."""
-    names = [name for name, _ in MIGRATIONS]
-    monkeypatch.setattr(db, "MIGRATIONS", list(MIGRATIONS[: names.index(migration)]))
-    old = db.connect(path)
+def demo_before(migration: str, path: Path) -> Connection:
+    """The demo calendar at `path` as the version before `migration` made it."""
+    revisions = migrations.revisions()
+    old = db.connect(path, to=revisions[revisions.index(migration.split("_")[0]) - 1])
     seed_demo(old)
     return old
 
 
-def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_events(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_events(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    old = demo_before("m035_length_indexes", path, monkeypatch)
+    old = demo_before("m035_length_indexes", path)
     at = datetime(2026, 9, 1, 9, tzinfo=UTC)
     add_event(old, "Four days", at, at + timedelta(days=4), ["priya"])
     add_event(old, "Daily", at, at + timedelta(hours=2), ["priya"], tz="UTC", recurrence=Recurrence("FREQ=DAILY"))
     assert old.execute("SELECT seconds FROM length_bounds WHERE what = 'event'").fetchone()[0] == 4 * 86400
     old.close()
-    monkeypatch.undo()
 
     conn = db.connect(path)
     kinds = {name: kind for kind, name in conn.execute("SELECT type, name FROM sqlite_master")}
@@ -123,9 +111,7 @@ def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_event
     conn.close()
 
 
-def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it(tmp_path: Path) -> None:
     """Before m012 an override was an event of its own (keyed by its RECURRENCE-ID) and an EXDATE on the
     master; imported again, the override lives in the series and its old row goes."""
     from click.testing import CliRunner
@@ -133,8 +119,7 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
     from scheduler_agent.cli.calendar import calendar_app
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(db, "MIGRATIONS", before_mine())
-    old = db.connect(path)
+    old = db.connect(path, to=BEFORE_M012)
     old_people(old)
     with old:
         master = old.execute(
@@ -150,7 +135,6 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
             old.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (event_id,))
             old.execute("INSERT INTO event_sources VALUES (?, 'priya', 'tf@t', ?)", (event_id, rid))
     old.close()
-    monkeypatch.undo()
 
     data = Path(__file__).parent / "data" / "ics" / "thisandfuture.ics"
     result = CliRunner().invoke(calendar_app, ["import", str(data), "--person", "priya", "--db", str(path)])
@@ -167,16 +151,14 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
     conn.close()
 
 
-def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count_and_go(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count_and_go(tmp_path: Path) -> None:
     from scheduler_agent.calendar.feeds import list_feeds, unsubscribe
     from scheduler_agent.calendar.imports import import_events
     from scheduler_agent.calendar.people import find_person
     from scheduler_agent.calendar.types import ImportedEvent
 
     path = tmp_path / "old.db"
-    old = demo_before("m036_fewer_indexes_to_write", path, monkeypatch)
+    old = demo_before("m036_fewer_indexes_to_write", path)
     at = datetime(2026, 9, 1, 9, tzinfo=UTC)
     feeds = []
     for key in ("priya", "marco"):
@@ -192,7 +174,6 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
         ]
         import_events(old, key, items, origin=f"feed:{feed_id}", replace_all=True)
     old.close()
-    monkeypatch.undo()
 
     conn = db.connect(path)
     indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}

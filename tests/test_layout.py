@@ -118,7 +118,7 @@ def test_the_rule_allows_what_the_layers_need() -> None:
 # Still too big, each with the size it may not grow past: the split is open work on issue 8 (see its note).
 # A module or class not named here fails at once; one named here fails if it grows.
 OVERSIZE_MODULES: dict[str, int] = {}
-GROWS_BY_DESIGN = {"storage/migrations.py"}  # the ordered schema history: only ever appended to, never edited
+GROWS_BY_DESIGN: set[str] = set()  # (the schema's history is one small file per revision: storage/migrations/)
 OVERSIZE_CLASSES: dict[str, int] = {}
 
 

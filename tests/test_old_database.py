@@ -4,6 +4,10 @@
 `tests/data/make_v1_database.py`): the demo calendar, conversation 1 finished, conversation 2 killed
 by SIGKILL right after its booking was committed and before its result was stored. Every later
 schema change is a migration, and this test opens a copy of that file with today's code.
+
+`tests/data/old/` holds databases the store made before it moved to Alembic, on SQLite and on PostgreSQL,
+at the first migration of that list (m001), a middle one (m019) and the last (m036), as SQL dumps (see
+`tests/data/make_old_databases.py`): each is adopted on open, stamped at its revision and upgraded.
 """
 
 from __future__ import annotations
@@ -11,18 +15,24 @@ from __future__ import annotations
 import copy
 import shutil
 import sqlite3
+import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from helpers import run_cli
 from test_crash_resume import ASK, SCRIPT
 
+from scheduler_agent.calendar.events import add_event, events_for
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations, db
-from scheduler_agent.storage.migrations import MIGRATIONS
+from scheduler_agent.storage.dialect import Location
+from scheduler_agent.storage.migrations import HEAD
+from scheduler_agent.testing.postgres import PostgresServer
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
 
 V1 = Path(__file__).parent / "data" / "v1.db"
+OLD = Path(__file__).parent / "data" / "old"
 V1_MIGRATIONS = [
     "m001_calendar",
     "m002_bookings",
@@ -58,8 +68,9 @@ def test_the_file_is_as_version_one_left_it() -> None:
 
 def test_opening_it_applies_every_later_migration_and_keeps_the_data(old_db: Path) -> None:
     conn = db.connect(old_db)
-    applied = [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
-    assert applied == [name for name, _ in MIGRATIONS]
+    assert db.revision(conn) == HEAD
+    recorded = [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+    assert recorded == V1_MIGRATIONS  # the old list's record, left as it was
     _, first = conversations.load(conn, 1)
     assert conversation_state(first) == "complete"
     assert len(first) == 6
@@ -90,3 +101,74 @@ def test_the_interrupted_conversation_resumes_without_booking_twice(old_db: Path
     meetings = conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone()[0]
     assert meetings == 1  # the booking v1 made before it died, and no second one
     assert ASK in messages[0]["content"][0]["text"]
+
+
+def restored_file(number: str, tmp_path: Path) -> Path:
+    path = tmp_path / f"{number}.db"
+    raw = sqlite3.connect(path)
+    raw.executescript((OLD / f"sqlite_{number}.sql").read_text())
+    raw.close()
+    return path
+
+
+def restored(kind: str, number: str, tmp_path: Path, request: pytest.FixtureRequest) -> Location:
+    """A database as the store before Alembic left it at migration `number`, restored from its dump."""
+    dump = OLD / f"{kind}_{number}.sql"
+    if kind == "sqlite":
+        return restored_file(number, tmp_path)
+    server: PostgresServer = request.getfixturevalue("pg_server")
+    url = server.new_database()
+    psql = [str(server.bin / "psql"), "-q", "-v", "ON_ERROR_STOP=1", "-f", str(dump), url]
+    subprocess.run(psql, check=True, capture_output=True)
+    return url
+
+
+@pytest.mark.parametrize("number", ["m001", "m019", "m036"])
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_database_from_before_alembic_is_adopted_and_upgraded_on_open(
+    kind: str, number: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    location = restored(kind, number, tmp_path, request)
+    conn = db.open_db(location)
+    assert db.revision(conn) == HEAD
+    recorded = [row[0] for row in conn.execute("SELECT name FROM _migrations")]
+    assert recorded[-1].startswith(number)  # the old record is left as it was
+    monday = datetime(2026, 8, 31, tzinfo=UTC)
+    found = events_for(conn, "priya", monday, datetime(2026, 9, 1, tzinfo=UTC))
+    assert [(e.title, e.start) for e in found] == [("Roadmap", datetime(2026, 8, 31, 13, tzinfo=UTC))]
+    added = add_event(
+        conn, "Sync", datetime(2026, 9, 1, 9, tzinfo=UTC), datetime(2026, 9, 1, 10, tzinfo=UTC), ["priya"]
+    )
+    assert added.id == 2  # the serial id goes on from the rows already there, on PostgreSQL too
+    if number != "m001":
+        _, messages = conversations.load(conn, 1)
+        assert messages[0]["content"][0]["text"] == "Book 30 minutes with Priya."
+    conn.close()
+    again = db.open_db(location)
+    assert db.revision(again) == HEAD
+    again.close()
+
+
+def test_a_database_a_newer_version_made_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = restored_file("m036", tmp_path)
+    raw = sqlite3.connect(path)
+    raw.execute("INSERT INTO _migrations (name) VALUES ('m099_from_the_future')")
+    raw.commit()
+    raw.close()
+    from scheduler_agent.agent.errors import InputError
+
+    with pytest.raises(InputError, match=r"newer version of scheduler-agent \(migration m099\)"):
+        db.connect(path)
+
+
+def test_a_revision_this_version_does_not_have_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "newer.db"
+    db.connect(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute("UPDATE alembic_version SET version_num = 'm099'")  # as a newer version leaves it
+    raw.commit()
+    raw.close()
+    from scheduler_agent.agent.errors import InputError
+
+    with pytest.raises(InputError, match=r"newer version of scheduler-agent.*m099"):
+        db.connect(path)

@@ -21,7 +21,7 @@ from scheduler_agent.calendar.types import parse_days
 from scheduler_agent.lessons.scripts import OVERLOADED
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import Connection
-from scheduler_agent.storage.migrations import MIGRATIONS
+from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.scripted_server import Reply, text
 
 
@@ -124,19 +124,15 @@ def test_the_fixture_carries_preferences_and_real_hours(demo_conn: sqlite3.Conne
 
 
 def test_the_migrations_keep_old_rows_as_they_were(tmp_path: Path) -> None:
-    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    names = [name for name, _ in MIGRATIONS]
-    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT '')")
-    for name, apply in MIGRATIONS[: names.index("m014_people_hours_and_preferences")]:
-        apply(conn)
-        conn.execute("INSERT INTO _migrations (name) VALUES (?)", (name,))
-    conn.execute(
+    path = tmp_path / "old.db"
+    old = db.connect(path, to="m013")  # as the version before m014 left it
+    old.execute(
         "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('you', 'Jo', 'UTC', '09:00', '17:00')"
     )
-    conn.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked it.')")
-    applied = db.migrate(conn)
-    assert applied[:2] == ["m014_people_hours_and_preferences", "m015_bookings_kind_and_input"]
+    old.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked it.')")
+    old.close()
+    conn = db.connect(path)
+    assert db.revision(conn) == HEAD
     booking = conn.execute("SELECT kind, input_hash, result FROM bookings").fetchone()
     assert tuple(booking) == ("create_event", "", "Booked it.")
     person = conn.execute("SELECT days, days_off, buffer_minutes, lunch FROM people").fetchone()

@@ -25,6 +25,7 @@ from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations, db, lease, listing
 from scheduler_agent.storage.dialect import Connection
+from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.booking_script import booking_script, request_text, slot_start
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 from scheduler_agent.workers import approvals, queue
@@ -262,8 +263,7 @@ def test_a_conversation_with_an_unfinished_turn_is_not_submitted_to(store: Locat
 
 def test_the_worker_migrations_make_the_queue_and_the_pending_approvals(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "new.db")
-    applied = db.applied_migrations(conn)
-    assert applied.index("m030_work_queue") < applied.index("m031_pending_approvals")
+    assert db.revision(conn) == HEAD  # m030 and m031 among them
     columns = {row[1] for row in conn.execute("PRAGMA table_info(work_queue)")}
     assert {"conversation_id", "state", "text", "base", "approved", "claims", "exit_code", "answer"} <= columns
     conn.execute(

@@ -15,11 +15,12 @@ from types import TracebackType
 from scheduler_agent.storage.dialect import Connection as Connection
 from scheduler_agent.storage.dialect import Location as Location
 from scheduler_agent.storage.dialect import Row as Row
-from scheduler_agent.storage.dialect import dialect, is_url, mask
+from scheduler_agent.storage.dialect import is_url, mask
 from scheduler_agent.storage.files import create_private, make_data_folder, require_folder
-from scheduler_agent.storage.migrations import MIGRATIONS
+from scheduler_agent.storage.migrations import HEAD
 
 BUSY_TIMEOUT_SECONDS = 5.0
+UNDEFINED_TABLE = "42P01"  # PostgreSQL's SQLSTATE for a table that is not there
 
 _savepoints = count(1)
 
@@ -35,8 +36,8 @@ def default_db_path() -> Path:
     return data_dir() / "scheduler.db"
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating it if needed, 0600) the database at `path`, migrated to the latest schema.
+def connect(path: Path, *, to: str = HEAD) -> sqlite3.Connection:
+    """Open (creating it if needed, 0600) the database at `path`, migrated to the revision `to` (the latest).
 
     Only the default data folder is created (0700); for any other path the folder must exist
     (InputError names it). The connection is in autocommit mode (`isolation_level=None`): every
@@ -47,18 +48,27 @@ def connect(path: Path) -> sqlite3.Connection:
     else:
         require_folder(path, "the database")
     create_private(path)  # SQLite gives the -wal and -shm files the database's mode
+    conn = _open(path)
+    if revision(conn) != to:
+        conn.close()  # a connection open while another changes the schema may answer PRAGMAs from the old one
+        migrate(path, to)
+        conn = _open(path)
+    return conn
+
+
+def _open(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_SECONDS)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")  # no fsync per commit; survives crash and SIGKILL (README: Speed)
-    migrate(conn)
     return conn
 
 
-def connect_url(url: str) -> Connection:
-    """Open the PostgreSQL database `url` names, migrated to the latest schema (needs the `postgres` extra).
+def connect_url(url: str, *, to: str = HEAD) -> Connection:
+    """Open the PostgreSQL database `url` names, migrated to the revision `to` (the latest; needs the
+    `postgres` extra).
 
     InputError (one line, the password masked) when the driver is missing or the server cannot be
     reached.
@@ -76,7 +86,8 @@ def connect_url(url: str) -> Connection:
         conn = pg.connect(url)
     except pg.PgOperationalError as exc:
         raise InputError(f"{exc}; check the URL, that the server runs, and PGPASSWORD or ~/.pgpass") from None
-    migrate(conn)
+    if revision(conn) != to:
+        migrate(url, to)
     return conn
 
 
@@ -141,64 +152,23 @@ class Transaction:
             self.conn.execute("COMMIT")
 
 
-def migrate(conn: Connection) -> list[str]:
-    """Apply the migrations not yet recorded in `_migrations`, each in its own transaction.
+def migrate(location: Location, to: str = HEAD) -> None:
+    """Apply the revisions after the one the database at `location` stores, up to `to` (storage/migrations/).
 
-    Returns the names applied. Safe to run from two processes at once: each migration is
-    re-checked after the write lock (on PostgreSQL: an advisory lock) is taken.
+    Only called when `revision` differs from `to`, so opening an up-to-date database never imports Alembic.
     """
-    postgres = dialect(conn) == "postgresql"
-    if postgres:
-        if not _pg_has_migrations_table(conn):
-            with transaction(conn):
-                _pg_lock_migrations(conn)
-                _pg_prepare(conn)
-    else:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS _migrations ("
-            " name TEXT PRIMARY KEY,"
-            " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))"
-        )
-    done = set(applied_migrations(conn))
-    applied: list[str] = []
-    for name, apply in MIGRATIONS:
-        if name in done:
-            continue  # the common case takes no write lock
-        with transaction(conn):
-            if postgres:
-                _pg_lock_migrations(conn)
-            if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
-                continue
-            apply(conn)
-            conn.execute("INSERT INTO _migrations (name) VALUES (?)", (name,))
-            applied.append(name)
-    return applied
+    from scheduler_agent.storage import migrations
+
+    migrations.upgrade(location, to)
 
 
-def applied_migrations(conn: Connection) -> list[str]:
-    """The names recorded in `_migrations`, in the order they were applied."""
-    order = "seq" if dialect(conn) == "postgresql" else "rowid"  # PostgreSQL has no rowid: a serial says it
-    return [row[0] for row in conn.execute(f"SELECT name FROM _migrations ORDER BY {order}")]
-
-
-def _pg_has_migrations_table(conn: Connection) -> bool:
-    return conn.execute("SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0] is True
-
-
-def _pg_lock_migrations(conn: Connection) -> None:
-    from scheduler_agent.storage.pg import MIGRATION_LOCK
-
-    conn.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
-
-
-def _pg_prepare(conn: Connection) -> None:
-    """What PostgreSQL needs before the first migration: `_migrations`, and the function that gives
-    translated `id INTEGER PRIMARY KEY` columns SQLite's behaviour (storage/pg.py)."""
-    from scheduler_agent.storage.pg import FILL_ID_FUNCTION, PgConnection
-
-    assert isinstance(conn, PgConnection)
-    conn.run_native(FILL_ID_FUNCTION)
-    conn.run_native(
-        'CREATE TABLE IF NOT EXISTS _migrations (seq BIGSERIAL, name TEXT COLLATE "C" PRIMARY KEY,'
-        " applied_at TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))"
-    )
+def revision(conn: Connection) -> str | None:
+    """The revision the database stores (`alembic_version`): None for a new database, or one made before
+    the store moved to Alembic."""
+    try:
+        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    except sqlite3.DatabaseError as exc:  # on PostgreSQL too: storage/pg.py raises sqlite3's errors
+        if "no such table" in str(exc) or getattr(exc, "sqlstate", None) == UNDEFINED_TABLE:
+            return None
+        raise  # a damaged file, say: the edge names it
+    return None if row is None else str(row[0])

@@ -35,8 +35,6 @@ from psycopg_pool import ConnectionPool
 from scheduler_agent.storage.dialect import BookedTimeTaken, Parameters, mask
 
 CONNECT_TIMEOUT_SECONDS = 10
-# Taken (transaction-scoped) while migrations are checked and applied: two processes never apply one twice.
-MIGRATION_LOCK = 0x5C4ED01E
 
 
 class PgError(sqlite3.DatabaseError):
@@ -298,20 +296,6 @@ _INSERT = re.compile(r"\s*INSERT\s+(OR\s+(IGNORE|REPLACE)\s+)?INTO\s+(\w+)", re.
 _NOW_TEXT = re.compile(r"strftime\('%Y-%m-%dT%H:%M:%SZ',\s*'now'\)", re.IGNORECASE)
 # SQLite's created_at default, in PostgreSQL: the same text, 'YYYY-MM-DDTHH:MM:SSZ'
 _PG_NOW_TEXT = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-FILL_ID_FUNCTION = """
-CREATE OR REPLACE FUNCTION sa_fill_id() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    seq text := pg_get_serial_sequence(quote_ident(TG_TABLE_SCHEMA) || '.' || quote_ident(TG_TABLE_NAME), 'id');
-BEGIN
-    -- SQLite's INTEGER PRIMARY KEY: NULL takes the next id; an explicit id moves the sequence past it
-    IF NEW.id IS NULL THEN
-        NEW.id := nextval(seq);
-    ELSIF NEW.id > coalesce(pg_sequence_last_value(seq::regclass), 0) THEN
-        PERFORM setval(seq, NEW.id);
-    END IF;
-    RETURN NEW;
-END $$
-"""
 
 
 @lru_cache(maxsize=1024)

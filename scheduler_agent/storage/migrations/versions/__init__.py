@@ -1,0 +1,1 @@
+"""The revisions, one file each: Alembic reads them (this package only ships them)."""
