@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from scheduler_agent.agent.approval import ApprovingToolbox, Decide
 from scheduler_agent.agent.checked_request import RequestBuilder, repair_advice
 from scheduler_agent.agent.entry_texts import EntryTexts
-from scheduler_agent.agent.errors import InputError, ModelUnavailable
+from scheduler_agent.agent.errors import BudgetTooSmall, InputError, ModelUnavailable
 from scheduler_agent.agent.events import (
     Report,
     RoundAnswered,
@@ -35,6 +35,7 @@ from scheduler_agent.agent.session_events import SessionListener
 from scheduler_agent.agent.session_lease import SessionLease
 from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, Toolbox
+from scheduler_agent.agent.trim import smallest_budget
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.clock import Clock
@@ -68,6 +69,25 @@ def refuse_empty(text: str) -> None:
     """An empty (or all-whitespace) text is the person's mistake: refused before anything is stored."""
     if not text.strip():
         raise InputError('The text to send is empty: say what to schedule, e.g. "a meeting with Priya next week"')
+
+
+def refuse_small_budget(session: Session, text: str = "") -> None:
+    """A --context-budget no request could keep to is the person's mistake: refused at the start (`ask`, `chat`),
+    before the turn is stored, naming the smallest budget that can work (the system prompt, the tools, the first
+    and the newest turn). A replayed session keeps the budget it was recorded with."""
+    budget = session.settings.context_budget
+    if budget is None:
+        return
+    messages = session.messages
+    with_turn = [*messages[:-1], dict(messages[-1])] if messages else []
+    add_user_text(with_turn, text)  # the list as it would be sent, the stored one untouched
+    context = session.fresh_context()
+    smallest = smallest_budget(context.system, context.tools, with_turn)
+    if budget < smallest:
+        raise BudgetTooSmall(
+            f"--context-budget {budget} is smaller than the system prompt, the tool definitions and the first and "
+            f"newest turns take (about {smallest} tokens): give --context-budget {smallest} or more"
+        )
 
 
 @dataclass(frozen=True)

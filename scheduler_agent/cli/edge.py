@@ -117,9 +117,15 @@ def is_damaged(exc: BaseException) -> bool:
 
 
 def damaged(exc: BaseException, path: object | None) -> str:
-    """The one line for a damaged database file, with what to do about it."""
+    """The one line for a damaged database file, with what to do about it; a file that is no SQLite database at
+    all (a text file given as --db) is said to be that, since there is nothing in it to recover."""
     named = f" {path}" if path is not None else ""
     file = path if path is not None else "FILE"
+    if (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_NOTADB"):
+        return (
+            f"the file{named} is not a SQLite database ({exc}): give the calendar's database file with --db "
+            "(`scheduler-agent db path` shows the default one)"
+        )
     return (
         f"the database file{named} is damaged ({exc}): restore a copy you kept, or save what can be read with "
         f"`sqlite3 {file} .recover | sqlite3 recovered.db` and give that file with --db"
