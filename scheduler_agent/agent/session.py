@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from scheduler_agent.agent.approval import ApprovingToolbox, Decide
 from scheduler_agent.agent.checked_request import RequestBuilder, repair_advice
@@ -101,6 +102,7 @@ class Settings:
     stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
     request_timeout: float = 600.0  # seconds one request to the model may take in all (`--timeout`)
     invites: bool | None = None  # False: `--no-invites`, the calendar server sends no invitations
+    options: tuple[tuple[str, Any], ...] = ()  # a person's `-o` keys for each new turn (agent/options.py)
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -178,7 +180,8 @@ class Session:
         """The context for a new user turn: the system prompt rendered from today's calendar and clock."""
         system = system_prompt(self.conn, self.clock)
         settings = self.settings
-        return Context(settings.model, settings.max_tokens, system, self.toolbox.definitions, settings.stream)
+        tools, options = self.toolbox.definitions, dict(settings.options)
+        return Context(settings.model, settings.max_tokens, system, tools, settings.stream, options)
 
     def sync(self, reply: Reply | None = None) -> None:
         """Store what changed in the list now, and `reply` beside it (the loop's events do this as it runs);

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,7 +21,7 @@ from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, json_flag
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
-from scheduler_agent.cli.run_options import RunOptions, TurnOptions, run_options, turn_options
+from scheduler_agent.cli.run_options import RunOptions, TurnOptions, option_option, run_options, turn_options
 from scheduler_agent.storage.db import Connection, Location
 
 if TYPE_CHECKING:
@@ -336,8 +336,9 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
 @command("resume", epilog=RESUME_EXAMPLES)
 @argument("cid", help="The stored conversation to finish.", metavar="ID", type=ID)
 @run_options
+@option_option
 @person_facing()
-def resume_command(cid: int, run: RunOptions) -> None:
+def resume_command(cid: int, run: RunOptions, options: tuple[tuple[str, Any], ...]) -> None:
     """Finish an interrupted turn with no new input: run an unanswered round, or ask the model again.
 
     Sends exactly what the first process would have sent; a booking already made is not made again,
@@ -346,6 +347,10 @@ def resume_command(cid: int, run: RunOptions) -> None:
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
     opening = Opening(run.db, run.today, cid=cid, yes=run.yes, yes_cancel=run.yes_cancel, resuming=True)
     session = open_session(opening, settings, report)
+    if options and session.context is not None:  # this resume's own keys, instead of the stored turn's
+        given = dict(options)
+        max_tokens = given.pop("max_tokens", session.context.max_tokens)
+        session.context = dataclasses.replace(session.context, max_tokens=max_tokens, options=given)
     try:
         outcome = session.resume()
     finally:
@@ -354,11 +359,15 @@ def resume_command(cid: int, run: RunOptions) -> None:
 
 
 def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
+    from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS
     from scheduler_agent.agent.session import Settings
 
+    options = dict(turn.options)
     return Settings(
         turn.model,
         run.max_iterations,
+        max_tokens=options.pop("max_tokens", DEFAULT_MAX_TOKENS),  # a key of its own in the context
+        options=tuple(options.items()),
         context_budget=turn.context_budget,
         tool_deadline=run.tool_deadline,
         stream=not turn.no_stream,

@@ -691,3 +691,11 @@ def m036_fewer_indexes_to_write(conn: Connection) -> None:
     of the table's unique index.
     """
     _run(conn, "DROP INDEX events_by_time", "DROP INDEX event_sources_by_origin")
+
+
+@migration
+def m038_request_options(conn: Connection) -> None:
+    """The request keys a person set with `-o/--option` for the turn in force (a JSON object, `{}` for none),
+    kept with the rest of what the API sees besides the list (model, max_tokens, system, tools, stream), so that
+    `resume` sends them again; a new turn writes its own, so they do not carry over to a later `-c` turn."""
+    _run(conn, "ALTER TABLE conversations ADD COLUMN options TEXT NOT NULL DEFAULT '{}'")
