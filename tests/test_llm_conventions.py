@@ -242,3 +242,12 @@ def test_submit_stores_the_options_for_the_worker(demo_db: Path) -> None:
     result = invoke("submit", "-o", "stop_sequences", '["END"]', "hi", "--db", str(demo_db), *TODAY)
     assert result.exit_code == 0, result.stderr
     assert _stored_options(demo_db) == [{"stop_sequences": ["END"]}]
+
+
+def test_resume_with_o_sends_its_own_keys(demo_db: Path, api: Serve) -> None:
+    server = api([Reply([FIND], "tool_use"), Reply([text("Monday 14:00.")])])
+    asked = invoke("ask", "find", "--max-iterations", "1", "--db", str(demo_db), *TODAY)
+    assert asked.exit_code == 3, asked.stderr
+    resumed = invoke("resume", "1", "-o", "max_tokens", "555", "-o", "speed", "fast", "--db", str(demo_db))
+    assert resumed.exit_code == 0, resumed.stderr
+    assert (server.received[1]["max_tokens"], server.received[1]["speed"]) == (555, "fast")
