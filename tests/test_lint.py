@@ -48,7 +48,7 @@ def write(path: Path, data: Any) -> Path:
 def test_the_canonical_cassette_lints_clean() -> None:
     result = lint_file(CANONICAL)
     assert (result.exit_code, result.lines, result.kind, result.checked) == (EXIT_CLEAN, [], "cassette", 3)
-    assert result.summary == f"{CANONICAL}: clean (3 requests)"
+    assert result.summary == f"{CANONICAL}: ok (3 requests)"
 
 
 def test_a_dump_written_by_array_dump_file_lints_clean(tmp_path: Path) -> None:
@@ -272,7 +272,7 @@ def test_a_file_nested_too_deep_for_the_parser_is_one_line_through_the_cli(tmp_p
     path = tmp_path / name
     path.write_text("[" * 10_000 + "]" * 10_000)
     result = CliRunner().invoke(app, ["lint", str(path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a file that cannot be read as a list is a usage problem (issue 33)
     assert (
         result.stderr == f"Error: {path} is too deeply nested to be a message list (arrays or objects hundreds "
         "of levels deep): give a JSON array of messages, a dump or a cassette (.yaml)\n"
@@ -301,7 +301,7 @@ def test_a_cassette_with_no_messages_api_request_is_not_called_clean(tmp_path: P
     path = tmp_path / "c.yaml"
     path.write_text(text)
     result = CliRunner().invoke(app, ["lint", str(path)])
-    assert result.exit_code == 1  # it passed, with nothing said, though nothing in it was checked
+    assert result.exit_code == 2  # it passed, with nothing said, though nothing in it was checked (2: issue 33)
     assert result.stderr.startswith(f"Error: {path} holds no Messages API request to check (")
     assert held in result.stderr
     assert result.stderr.count("\n") == 1

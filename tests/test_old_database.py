@@ -78,6 +78,7 @@ def test_opening_it_applies_every_later_migration_and_keeps_the_data(old_db: Pat
     assert conversation_state(second) == "interrupted"
     assert check(first, mode="conversation") == []
     assert check(second, mode="conversation") == []
+    assert [r[0] for r in conn.execute("SELECT options FROM conversations")] == ["{}", "{}"]  # m038's default
 
 
 def test_list_and_show_read_its_conversations(old_db: Path) -> None:
@@ -100,6 +101,7 @@ def test_the_interrupted_conversation_resumes_without_booking_twice(old_db: Path
     assert check(messages, mode="conversation") == []
     meetings = conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone()[0]
     assert meetings == 1  # the booking v1 made before it died, and no second one
+    assert conversations.load(conn, 2)[0].context.options == {}  # m038: no -o keys in a conversation made before
     assert ASK in messages[0]["content"][0]["text"]
 
 

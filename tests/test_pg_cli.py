@@ -42,5 +42,7 @@ def test_a_password_in_the_url_is_masked_in_db_path_and_in_errors() -> None:
     assert failed.returncode != 0
     assert "s3cret" not in failed.stdout + failed.stderr
     assert "postgresql://sam:***@127.0.0.1:1/cal" in failed.stderr
-    assert len(failed.stderr.strip().splitlines()) == 1
+    warning, error = failed.stderr.strip().splitlines()  # the password is warned about (issue 33), then the error
+    assert warning.startswith("Warning: the --db URL holds a password (postgresql://sam:***@127.0.0.1:1/cal)")
+    assert error.startswith("Error: ")
     assert "Traceback" not in failed.stderr

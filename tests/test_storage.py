@@ -225,7 +225,10 @@ def test_the_context_budget_trims_what_is_sent_never_what_is_stored(demo_db: Pat
     week = {"person": "priya", "week": "2026-08-31"}
     calls = [Reply([tool_use(f"toolu_b{i}", "find_free_slots", week)], "tool_use") for i in range(3)]
     server = api([*calls, Reply([text("Monday 14:00.")])])
-    result = invoke("ask", "Never before 10am. Find Priya.", "--context-budget", "150", "--db", str(demo_db), *TODAY)
+    asked = ["ask", "Never before 10am. Find Priya.", "--db", str(demo_db), *TODAY]
+    too_small = invoke(*asked, "--context-budget", "150")  # less than the system prompt and tools: refused
+    smallest = too_small.stderr.split("give --context-budget ")[1].split()[0]  # the smallest that can work
+    result = invoke(*asked, "--context-budget", smallest)
     assert result.exit_code == 0, result.stderr
     sent = [body["messages"] for body in server.received]
     assert [len(m) for m in sent] == [1, 3, 3, 3]  # whole old rounds left out once the list outgrew the budget

@@ -86,6 +86,7 @@ class RequestBuilder:
             max_tokens=context.max_tokens,
             stream=context.stream,
             copy=self.sent.of if view is messages else list,
+            options=context.options,
         )
         # a trimmed view is bounded by the budget, and its entries may be new objects: encoded whole
         if view is messages:

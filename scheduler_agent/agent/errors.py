@@ -26,6 +26,12 @@ class InputError(AgentError):
     exit_code = 1
 
 
+class BudgetTooSmall(InputError):
+    """A --context-budget smaller than any request can be: a usage problem (exit 2), said before anything is sent."""
+
+    exit_code = 2
+
+
 def utf8_problem(text: str) -> str | None:
     """Where `text` stops being UTF-8 ("byte 0xe9 at character 4"), or None. Python hands bytes that are not
     UTF-8 (in an argument, on standard input) over as lone surrogates, which no request, file or row can hold."""

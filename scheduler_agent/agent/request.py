@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import json.encoder
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scheduler_agent.agent.types import JSON
@@ -23,6 +23,7 @@ def build_request(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     stream: bool = False,
     copy: Callable[[Sequence[JSON]], list[JSON]] = list,
+    options: Mapping[str, Any] | None = None,
 ) -> JSON:
     """The whole body of one `POST /v1/messages`.
 
@@ -32,7 +33,8 @@ def build_request(
 
     Prompt caching uses one top-level `cache_control` (the API's automatic mode, which
     marks the last cacheable block), so `messages` is exactly the stored list, unmarked.
-    Keys are in the order the SDK writes them.
+    Keys are in the order the SDK writes them: `options` (a person's `-o` keys, agent/options.py) among the
+    optional ones, alphabetically.
     """
     request: JSON = {
         "max_tokens": max_tokens,
@@ -42,7 +44,14 @@ def build_request(
     }
     if stream:  # the SDK's stream helper sends "stream": true, between cache_control and system
         request["stream"] = True
-    return request | {"system": system, "tools": list(tools)}
+    request |= {"system": system, "tools": list(tools)}
+    if not options:
+        return request
+    optional = {key: value for key, value in request.items() if key not in _FIRST} | dict(options)
+    return {key: request[key] for key in _FIRST} | dict(sorted(optional.items()))
+
+
+_FIRST = ("max_tokens", "messages", "model")  # the SDK writes these first, then the others alphabetically
 
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder: json.dumps makes one a call

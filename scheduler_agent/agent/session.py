@@ -17,11 +17,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from scheduler_agent.agent.approval import ApprovingToolbox, Decide
 from scheduler_agent.agent.checked_request import RequestBuilder, repair_advice
 from scheduler_agent.agent.entry_texts import EntryTexts
-from scheduler_agent.agent.errors import InputError, ModelUnavailable
+from scheduler_agent.agent.errors import BudgetTooSmall, InputError, ModelUnavailable
 from scheduler_agent.agent.events import Report, TurnOutcome, TurnStarted
 from scheduler_agent.agent.loop import Send, add_user_text, iterations_in_turn, run_turn
 from scheduler_agent.agent.prompt_loader import render
@@ -33,6 +34,7 @@ from scheduler_agent.agent.session_lease import SessionLease
 from scheduler_agent.agent.session_steps import StoredModelStep, StoredToolRound
 from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, Toolbox
+from scheduler_agent.agent.trim import smallest_budget
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.clock import Clock
@@ -68,6 +70,25 @@ def refuse_empty(text: str) -> None:
         raise InputError('The text to send is empty: say what to schedule, e.g. "a meeting with Priya next week"')
 
 
+def refuse_small_budget(session: Session, text: str = "") -> None:
+    """A --context-budget no request could keep to is the person's mistake: refused at the start (`ask`, `chat`),
+    before the turn is stored, naming the smallest budget that can work (the system prompt, the tools, the first
+    and the newest turn). A replayed session keeps the budget it was recorded with."""
+    budget = session.settings.context_budget
+    if budget is None:
+        return
+    messages = session.messages
+    with_turn = [*messages[:-1], dict(messages[-1])] if messages else []
+    add_user_text(with_turn, text)  # the list as it would be sent, the stored one untouched
+    context = session.fresh_context()
+    smallest = smallest_budget(context.system, context.tools, with_turn)
+    if budget < smallest:
+        raise BudgetTooSmall(
+            f"--context-budget {budget} is smaller than the system prompt, the tool definitions and the first and "
+            f"newest turns take (about {smallest} tokens): give --context-budget {smallest} or more"
+        )
+
+
 @dataclass(frozen=True)
 class Settings:
     model: str
@@ -79,6 +100,7 @@ class Settings:
     stream: bool = False  # new turns say "stream": true (a resume keeps what its conversation said)
     request_timeout: float = 600.0  # seconds one request to the model may take in all (`--timeout`)
     invites: bool | None = None  # False: `--no-invites`, the calendar server sends no invitations
+    options: tuple[tuple[str, Any], ...] = ()  # a person's `-o` keys for each new turn (agent/options.py)
     # Strict: refuse any grammar violation, even one the API would accept. The tests run strict.
     strict: bool = field(default_factory=lambda: os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
 
@@ -161,7 +183,8 @@ class Session:
         """The context for a new user turn: the system prompt rendered from today's calendar and clock."""
         system = system_prompt(self.conn, self.clock)
         settings = self.settings
-        return Context(settings.model, settings.max_tokens, system, self.toolbox.definitions, settings.stream)
+        tools, options = self.toolbox.definitions, dict(settings.options)
+        return Context(settings.model, settings.max_tokens, system, tools, settings.stream, options)
 
     def sync(self, reply: Reply | None = None) -> None:
         """Store what changed in the list now, and `reply` beside it (the loop's events do this as it runs);

@@ -56,3 +56,9 @@ def trimmed(messages: list[JSON], budget: int) -> list[JSON]:
 
 
 TRIMS = {"first_turn": trimmed, "newest": newest_only}
+
+
+def smallest_budget(system: Any, tools: Any, messages: list[JSON]) -> int:
+    """The smallest context budget a request for `messages` can keep to: the system prompt, the tool
+    definitions and the smallest view `trimmed` can make (the first user turn and the turn in progress)."""
+    return estimate_tokens(system) + estimate_tokens(tools) + estimate_tokens(trimmed(messages, 0))

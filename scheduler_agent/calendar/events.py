@@ -86,7 +86,7 @@ def checked_row(
         raise CalendarError(f"the event ends ({end.isoformat()}) before it starts ({start.isoformat()})")
     repeat = recurrence or _NO_REPEAT
     if tz is not None:
-        check_tz(tz)
+        tz = check_tz(tz)
     if repeat and components is None:
         if tz is None:
             raise CalendarError("a repeating event needs the time zone it repeats in, e.g. tz='Europe/London'")

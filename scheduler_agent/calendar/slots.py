@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from scheduler_agent.calendar.types import Person
+from scheduler_agent.calendar.types import Event, Person
 
 Interval = tuple[datetime, datetime]  # [start, end), aware
 
@@ -125,6 +125,17 @@ def subtract(free: Sequence[Interval], busy: Iterable[Interval]) -> list[Interva
                 pieces.append((busy_end, end))
         result = pieces
     return result
+
+
+def outside_hours(person: Person, events: Iterable[Event]) -> list[Event]:
+    """The events (or occurrences) of which some part falls outside `person`'s working hours (lunch included)."""
+    zone = ZoneInfo(person.tz)
+    outside = []
+    for event in events:
+        first, last = event.start.astimezone(zone).date(), event.end.astimezone(zone).date()
+        if subtract([(event.start, event.end)], working_hours(person, first, last)):
+            outside.append(event)
+    return outside
 
 
 def round_up(moment: datetime, step: timedelta = ROUNDING) -> datetime:

@@ -168,14 +168,30 @@ def from_utc_text(text: str) -> datetime:
 
 
 def check_tz(tz: str) -> str:
-    """Return `tz` if it names an IANA time zone, else raise CalendarError."""
+    """`tz` spelled as the IANA name it names, matched case-insensitively (`europe/london` is Europe/London);
+    else CalendarError, suggesting the nearest name when one is close."""
     try:
         ZoneInfo(tz)
+        return tz
     except (ZoneInfoNotFoundError, ValueError):
-        raise CalendarError(
-            f"time zone {tz!r} is unknown: use an IANA name such as Europe/London or America/New_York"
-        ) from None
-    return tz
+        pass
+    names = _zone_names()
+    spelled = names.get(tz.strip().lower())
+    if spelled is not None:
+        return spelled
+    import difflib
+
+    near = difflib.get_close_matches(tz.strip().lower(), names, n=1)
+    hint = f"did you mean {names[near[0]]}? Or use" if near else "use"
+    raise CalendarError(f"time zone {tz!r} is unknown: {hint} an IANA name such as Europe/London or America/New_York")
+
+
+@lru_cache(maxsize=1)
+def _zone_names() -> dict[str, str]:
+    """Every IANA zone name this system knows, by its lower-case spelling (read once, only for a miss)."""
+    from zoneinfo import available_timezones
+
+    return {name.lower(): name for name in available_timezones()}
 
 
 def parse_hours(text: str, what: str = "working hours") -> tuple[time, time]:

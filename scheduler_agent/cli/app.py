@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from scheduler_agent.cli.core import LazyGroup, examples
+from scheduler_agent.cli.core import RequestGroup, examples
 from scheduler_agent.cli.edge import Unraisable
 
 EXIT_CODES = """\b
@@ -71,6 +71,10 @@ COMMANDS = {  # name -> where the command is, and its one-line help (tests/test_
         f"{_CLI}.mcp:mcp_command",
         "Serve the calendar tools over MCP: stdio by default, or Streamable HTTP with --http.",
     ),
+    "models": (
+        f"{_CLI}.models:models_command",
+        "The models of the SDK's model list that the price table prices, per million tokens; the default marked.",
+    ),
     "db": (f"{_CLI}.database:db_app", "The database file that holds the calendar and the conversations."),
     # issue 16: many workers, one database (cli/workers.py)
     "submit": (
@@ -114,15 +118,17 @@ def _completion(ctx: click.Context, param: click.Parameter, value: bool) -> None
         ctx.exit()
 
 
-app = LazyGroup(
+app = RequestGroup(
     "scheduler-agent",
     lazy=COMMANDS,
-    help="A scheduling agent: a while-loop around a stateless model, with the message list as its whole state.",
+    default="ask",
+    help="A scheduling agent: a while-loop around a stateless model, with the message list as its whole state.\n\n"
+    'A request given instead of a command runs `ask`: `scheduler-agent "Book 30 minutes with Priya next week"`.',
     epilog=EXIT_CODES
     + "\n\n"
     + examples(
         "scheduler-agent demo",
-        'scheduler-agent ask "Book 30 minutes with Priya next week, afternoons only"',
+        'scheduler-agent "Book 30 minutes with Priya next week, afternoons only"',
         'echo "Move it to Tuesday" | scheduler-agent ask -c -',
         "scheduler-agent --install-completion   # then restart the shell",
     ),

@@ -93,7 +93,8 @@ calendar_app = group(
         "add-person": (f"{_PEOPLE}:add_person_command", "Add someone the owner meets."),
         "edit-person": (
             f"{_PEOPLE}:edit_person_command",
-            "Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays.",
+            "Change someone's name, zone, hours (per weekday too), days off, buffer, lunch, e-mail or CalDAV "
+            "calendar; the rest stays.",
         ),
         "remove-person": (
             f"{_PEOPLE}:remove_person_command",

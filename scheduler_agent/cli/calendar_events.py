@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from datetime import date, datetime, timedelta
-from zoneinfo import ZoneInfo
+from collections.abc import Sequence
 
 import click
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import open_calendar
-from scheduler_agent.calendar.events import cancel_event, events_for
+from scheduler_agent.calendar.events import cancel_event
 from scheduler_agent.calendar.people import get_owner
-from scheduler_agent.calendar.slots import format_day, format_span, format_window, monday_of, week_span
+from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
-from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
+from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import calendar_session, clock_for, examples, for_people
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import ID, db_option, json_flag, today_option
 from scheduler_agent.cli.terminal import say
-from scheduler_agent.storage.db import Connection, Location
+from scheduler_agent.storage.db import Location
 
 minutes_option = click.option(
     "--minutes",
@@ -86,14 +84,17 @@ def cancel_command(event_id: int, db: Location | None) -> None:
     epilog=examples(
         "show",
         "show --person priya --week 2026-12-07",
+        "show --from 2026-12-07T00:00 --to 2026-12-09T00:00",
         "show --person priya --from 2026-12-07T00:00 --to 2026-12-12T00:00 --json",
     ),
 )
 @click.option("--person", metavar="PERSON", help="Also show this person's events and your shared free time.")
 @click.option("--week", metavar="YYYY-MM-DD", help="Any day of the week to show.  [default: the current week]")
 @minutes_option
-@click.option("--from", "start", metavar="DATETIME", help="With --json: from this time (owner's zone, or an offset).")
-@click.option("--to", "end", metavar="DATETIME", help="With --json: until this time.  [default: --from + 7 days]")
+@click.option(
+    "--from", "start", metavar="DATETIME", help="From this time instead of a week (owner's zone, or an offset)."
+)
+@click.option("--to", "end", metavar="DATETIME", help="Until this time.  [default: --from + 7 days]")
 @json_flag(help="The busy intervals the agent sees (the person's, or yours), repeating events expanded, as JSON.")
 @db_option
 @today_option
@@ -107,7 +108,9 @@ def show_command(
     db: Location | None,
     today: str | None,
 ) -> None:
-    """Show a week's events (yours, and the person's) and the free windows you share."""
+    """Show a week's events (yours, and the person's) and the free windows you share.
+
+    An event is listed under every day it covers; an all-day event on its own dates."""
     with calendar_session(db) as conn:
         owner = get_owner(conn)
         tools = CalendarTools(conn, clock_for(conn, today))
@@ -120,64 +123,10 @@ def show_command(
 
             click.echo(busy_json(conn, other or owner, owner, tools, week, start, end))
             return
-        if start is not None or end is not None:
-            raise CalendarError("--from and --to go with --json; for the text view give --week")
-        day = tools.parse_week(week, owner) if week is not None else tools.clock.today(owner.tz)
+        from scheduler_agent.cli.calendar_range import show_range
+        from scheduler_agent.cli.calendar_week import range_lines
+
+        shown = show_range(tools, owner, week, start, end)
         check_minutes(minutes)
-        for line in _week_lines(conn, tools, owner, other, day, minutes):
+        for line in range_lines(conn, tools, owner, other, shown, minutes, week=start is None and end is None):
             say(for_people(line))
-
-
-def _span(event: Event, zone: ZoneInfo) -> str:
-    """`09:00-10:00`, or `all day` for an event from midnight to midnight (one day or more)."""
-    start, end = event.start.astimezone(zone), event.end.astimezone(zone)
-    if start.time() == end.time() == datetime.min.time():
-        days = (end.date() - start.date()).days
-        return f"{'all day' if days == 1 else f'{days} days':<11}"
-    return format_span((event.start, event.end), zone.key)
-
-
-def _week_lines(
-    conn: Connection,
-    tools: CalendarTools,
-    owner: Person,
-    other: Person | None,
-    day: date,
-    minutes: int,
-) -> Iterator[str]:
-    monday = monday_of(day)
-    people = [owner] if other is None else [owner, other]
-    yield f"Week of {format_day(monday)}, times in {owner.tz}"
-    for person in people:
-        yield f"  {person.name} ({person.key}): works {person.hours}"
-    start, end = week_span(monday, owner.tz)
-    end += timedelta(days=2)  # the weekend too, if anything is booked on it
-    events: dict[tuple[int, datetime], Event] = {  # the occurrences of a repeating event share its id
-        (event.id, event.start): event for person in people for event in events_for(conn, person.key, start, end)
-    }
-    zone = ZoneInfo(owner.tz)
-    by_day: dict[date, list[Event]] = {}
-    for event in sorted(events.values(), key=lambda event: (event.start, event.id)):
-        by_day.setdefault(event.start.astimezone(zone).date(), []).append(event)
-    for offset in range(7):
-        current = monday + timedelta(days=offset)
-        if offset >= 5 and current not in by_day:
-            continue  # weekends only when something is on them
-        yield ""
-        yield format_day(current)
-        for event in by_day.get(current, []):
-            span = _span(event, zone)
-            repeats = " (repeats)" if event.recurring else ""
-            yield f"  {span}  {event.title}  ({', '.join(event.attendees)})  #{event.id}{repeats}"
-        if current not in by_day:
-            yield "  (nothing booked)"
-    if other is None:
-        return
-    yield ""
-    search = tools.search(owner, other, day, minutes)
-    if not search.windows:
-        yield tools.no_windows_text(owner, other, search)
-        return
-    yield f"Free windows of at least {minutes} minutes for {OWNER_KEY} and {other.key}:"
-    for window in search.windows:
-        yield f"  {format_window(window, owner.tz)}"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from datetime import time
+from datetime import datetime, time, timedelta
 
 import click
 
+from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.people import add_person, edit_person, get_owner, list_people, remove_person, set_owner
+from scheduler_agent.calendar.slots import format_window, outside_hours
 from scheduler_agent.calendar.types import (
     OWNER_KEY,
     CalendarError,
+    Event,
     Person,
     check_buffer,
     parse_dates_off,
@@ -114,16 +117,43 @@ def add_person_command(
 
 @command(
     "edit-person",
-    epilog=examples("edit-person priya --hours 10:00-18:00", "edit-person priya --day fri=off --buffer 10"),
+    epilog=examples(
+        "edit-person priya --hours 10:00-18:00",
+        "edit-person priya --day fri=off --buffer 10",
+        "edit-person priya --email priya@example.com",
+    ),
 )
 @argument("key", help="Whose details to change: their key (see `calendar people`).", metavar="KEY")
 @person_options("edit")
 @db_option
-def edit_person_command(key: str, person: PersonChanges, db: Location | None) -> None:
-    """Change someone's name, zone, hours (per weekday too), days off, buffer or lunch; the rest stays."""
+@today_option
+def edit_person_command(key: str, person: PersonChanges, db: Location | None, today: str | None) -> None:
+    """Change someone's name, zone, hours (per weekday too), days off, buffer, lunch, e-mail or CalDAV calendar;
+    the rest stays. Their meetings that the new hours leave outside are listed (not moved)."""
     with calendar_session(db) as conn:
-        changed = _edit(conn, key, person)
+        before = next((p for p in list_people(conn) if p.key == key), None) or get_owner(conn)
+        with transaction(conn):  # the details and the e-mail/CalDAV calendar, or neither
+            changed = _edit(conn, key, person)
+            contact = save_contact(conn, changed.key, person.email, person.caldav)
         say(f"{changed.key}: {changed.name}, {changed.schedule}.")
+        if contact:
+            say(contact)
+        now = clock_for(conn, today).now()
+        left_out = newly_outside(conn, before, changed, now) if before.key == changed.key else []
+        if left_out:
+            say(f"Now outside {changed.key}'s hours (in the next {OUTSIDE_WEEKS} weeks; nothing was moved):")
+            for event in left_out:
+                say(f"  #{event.id} {format_window((event.start, event.end), changed.tz)} {event.title}")
+
+
+OUTSIDE_WEEKS = 8  # how far ahead edit-person looks for meetings the new hours leave outside
+
+
+def newly_outside(conn: Connection, before: Person, after: Person, now: datetime) -> list[Event]:
+    """`after`'s meetings from `now` to OUTSIDE_WEEKS ahead that fall outside their hours now and did not before."""
+    events = events_for(conn, after.key, now, now + timedelta(weeks=OUTSIDE_WEEKS))
+    already = {(e.id, e.start) for e in outside_hours(before, events)}
+    return [e for e in outside_hours(after, events) if (e.id, e.start) not in already]
 
 
 @command("remove-person", epilog=examples("remove-person marco", "remove-person marco --cancel-meetings"))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import argument, command, entries, examples, group
 from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
@@ -50,16 +51,19 @@ id_argument = argument("cid", help="The conversation id (see `conversations list
     epilog=examples(
         "scheduler-agent conversations list",
         "scheduler-agent conversations list -q priya --state stopped",
-        "scheduler-agent conversations list --limit 0 --json | jq '.[].id'",
+        "scheduler-agent conversations list -n 0 --json | jq '.[].id'",
     ),
 )
 @db_option
 @click.option(
+    "-n",
+    "--count",
     "--limit",
+    "limit",
     type=click.IntRange(min=0),
-    default=50,
+    default=10,
     metavar="N",
-    help="At most this many, newest first; 0 lists them all.",
+    help="The latest N, newest first (text and --json alike); 0 lists them all.",
 )
 @click.option("-q", "--query", metavar="TEXT", help="Only those with TEXT in any entry.")
 @click.option("--model", metavar="MODEL", help="Only those with this model.")
@@ -93,19 +97,38 @@ def list_command(
 
 @command(
     "show",
-    epilog=examples("scheduler-agent conversations show 3", "scheduler-agent conversations show 3 --json > list.json"),
+    epilog=examples(
+        "scheduler-agent conversations show",
+        "scheduler-agent conversations show 3 --json > list.json",
+        "scheduler-agent conversations show -r",
+    ),
 )
-@id_argument
+@argument(
+    "cid",
+    help="The conversation id (see `conversations list`); the latest if none.",
+    metavar="ID",
+    type=ID,
+    required=False,
+)
 @db_option
 @json_flag(help="Print the array exactly as stored and sent.")
+@click.option("-r", "--response", "response", is_flag=True, help="Print only the last turn's answer.")
 @html_option
 @person_facing()
-def show_command(cid: int, db: Location | None, as_json: bool, html: Path | None) -> None:
+def show_command(cid: int | None, db: Location | None, as_json: bool, response: bool, html: Path | None) -> None:
     """One conversation: its entries, its state, its interruption counters, and its tokens and cost."""
     from scheduler_agent.cli.render import entry_lines, set_aside_lines
     from scheduler_agent.storage import conversations
 
     conn = existing(db)
+    if cid is None:
+        cid = conversations.latest_id(conn)
+        if cid is None:
+            raise AgentError("No stored conversation yet: `scheduler-agent ask TEXT` stores one")
+    if response:
+        _, messages = conversations.load(conn, cid)
+        click.echo(last_answer(cid, messages))
+        return
     if html is not None:
         from scheduler_agent.cli.view import conversation_trace, write_page
 
@@ -137,6 +160,29 @@ def delete_command(cid: int, db: Location | None) -> None:
 
     conversations.delete(existing(db), cid)
     click.echo(f"Deleted conversation {cid}.")
+
+
+def last_answer(cid: int, messages: list[dict[str, Any]]) -> str:
+    """The text of the last turn's answer (the model's last reply in it); AgentError saying why when it has none."""
+    from scheduler_agent.grammar.check import conversation_state
+
+    for entry in reversed(messages):
+        if entry["role"] == "user" and _spoken(entry):
+            break  # the last turn's start: no answer after it
+        if entry["role"] == "assistant":
+            content = entry["content"]
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+            if text.strip() and conversation_state(messages) == "complete":
+                return text
+            break
+    state = describe_state(cid, messages)
+    raise AgentError(f"Conversation {cid}'s last turn has no answer: it is {state}")
+
+
+def _spoken(entry: dict[str, Any]) -> bool:
+    content = entry["content"]
+    return isinstance(content, str) or any(block.get("type") == "text" for block in content)
 
 
 def describe_state(cid: int, messages: list[dict[str, Any]], stopped: bool = False) -> str:

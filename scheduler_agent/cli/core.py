@@ -116,6 +116,48 @@ class LazyGroup(click.Group):
                 formatter.write_dl([(name, shorten(help, limit)) for name, help in rows])
 
 
+class RequestGroup(LazyGroup):
+    """The root group: a first argument that names no command is a request, run by `default` (as `llm 'text'` runs
+    `prompt`), its options too (`scheduler-agent -m MODEL "text"`). A single word within edit distance 2 of a
+    command's name is a usage error naming that command, never a paid request."""
+
+    def __init__(self, *args: Any, default: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.default = default
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and self._is_request(ctx, args[0]):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+    def _is_request(self, ctx: click.Context, first: str) -> bool:
+        if first in self.lazy or first in self.commands:
+            return False
+        if first.startswith("-") and first != "-":  # the root's own options stay the root's
+            own = {name for param in self.get_params(ctx) for name in param.opts}
+            return first.split("=", 1)[0] not in own
+        if first.strip() and not any(c.isspace() for c in first) and not ctx.resilient_parsing:
+            near = min(self.list_commands(ctx), key=lambda name: edit_distance(first.lower(), name))
+            if edit_distance(first.lower(), near) <= 2:
+                raise click.UsageError(
+                    f"No such command {first!r}: did you mean `{near}`? (A one-word request is not sent: "
+                    f'say more, or give it to ask: `{ctx.command_path} ask "{first}"`.)',
+                    ctx,
+                )
+        return True
+
+
+def edit_distance(one: str, other: str) -> int:
+    """Levenshtein's distance: the fewest single-character insertions, deletions and substitutions."""
+    previous = list(range(len(other) + 1))
+    for i, a in enumerate(one, start=1):
+        current = [i]
+        for j, b in enumerate(other, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
+        previous = current
+    return previous[-1]
+
+
 def shorten(text: str, limit: int) -> str:
     """A one-line help cut to `limit` characters the way Click cuts it."""
     if len(text) <= limit:

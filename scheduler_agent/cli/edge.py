@@ -127,9 +127,15 @@ def is_damaged(exc: BaseException) -> bool:
 
 
 def damaged(exc: BaseException, path: object | None) -> str:
-    """The one line for a damaged database file, with what to do about it."""
+    """The one line for a damaged database file, with what to do about it; a file that is no SQLite database at
+    all (a text file given as --db) is said to be that, since there is nothing in it to recover."""
     named = f" {path}" if path is not None else ""
     file = path if path is not None else "FILE"
+    if (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_NOTADB"):
+        return (
+            f"the file{named} is not a SQLite database ({exc}): give the calendar's database file with --db "
+            "(`scheduler-agent db path` shows the default one)"
+        )
     said = bytes(exc.object).decode("utf-8", "replace") if isinstance(exc, UnicodeDecodeError) else str(exc)
     return (
         f"the database file{named} is damaged ({said}): restore a copy you kept, or save what can be read with "

@@ -18,9 +18,12 @@ class JsonReport:
     """Listens to a turn; `write()` prints the object:
 
     `{conversation, outcome, exit_code, exit_reason, text, tool_calls: [{id, name, input, result, is_error,
-    status}], booked_event_ids, usage, cost: {usd, estimated}, iterations: [{usage, cost}]}`."""
+    status}], booked_event_ids, usage, cost: {usd, estimated}, iterations: [{usage, cost}]}`.
 
-    def __init__(self, out: TextIO, conn: Connection) -> None:
+    Made before the session opens (`conn` is set once it has), so that a failure to open it (no credentials,
+    a conversation that is not there) is an object too."""
+
+    def __init__(self, out: TextIO, conn: Connection | None = None) -> None:
         self.out, self.conn = out, conn
         self.calls: list[dict[str, Any]] = []
         self.iterations: list[dict[str, Any]] = []
@@ -52,7 +55,7 @@ class JsonReport:
     def booked(self) -> list[int]:
         """The events booked in this turn, by the tool_use ids of its create_event calls."""
         ids = [call["id"] for call in self.calls if call["name"] == "create_event"]
-        if not ids:
+        if not ids or self.conn is None:
             return []
         marks = ",".join("?" * len(ids))
         rows = self.conn.execute(

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,7 +21,7 @@ from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, json_flag
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
-from scheduler_agent.cli.run_options import RunOptions, TurnOptions, run_options, turn_options
+from scheduler_agent.cli.run_options import RunOptions, TurnOptions, option_option, run_options, turn_options
 from scheduler_agent.storage.db import Connection, Location
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def read_answer(prompt: str) -> str | None:
     """An answer to an approval question: the question is always shown (on stderr), terminal or not.
 
     An answer read from a pipe is echoed after the question, so the question and what follows it do
-    not share a line."""
+    not share a line. When input ends or Ctrl-C is pressed at the question, its line is ended first."""
     answer = _read(prompt)
     if answer is not None and not sys.stdin.isatty():
         sys.stderr.write(answer + "\n")
@@ -99,11 +99,14 @@ def terminal_answers() -> ReadAnswer:
     except OSError:
         return lambda prompt: None
 
+    def end_line() -> None:
+        tty_out.write("\n")
+        tty_out.flush()
+
     def read(prompt: str) -> str | None:
         tty_out.write(prompt)
         tty_out.flush()
-        line = tty_in.readline()
-        return line.rstrip("\n") if line else None
+        return _line_of(tty_in.readline, end_line)
 
     return read
 
@@ -115,8 +118,21 @@ def _read(prompt: str) -> str | None:
     if prompt:
         sys.stderr.write(prompt)
         sys.stderr.flush()
-    line = sys.stdin.readline()
-    return line.rstrip("\n") if line else None
+    return _line_of(sys.stdin.readline, (lambda: sys.stderr.write("\n")) if prompt else lambda: None)
+
+
+def _line_of(readline: Callable[[], str], end_line: Callable[[], object]) -> str | None:
+    """One answer read after a question; at the end of input or a Ctrl-C the question's line is ended first,
+    so that what is said next (`Not run: ...`, `Error: Interrupted.`) starts a line of its own."""
+    try:
+        line = readline()
+    except KeyboardInterrupt:
+        end_line()
+        raise
+    if not line:
+        end_line()
+        return None
+    return line.rstrip("\n")
 
 
 @dataclass(frozen=True)
@@ -133,6 +149,7 @@ class Opening:
     read_answer: ReadAnswer = read_answer
     clock: Clock | None = None  # a new conversation's clock (a recorded chat's /new keeps the pinned one)
     yes_cancel: bool = False
+    resuming: bool = False  # `resume`: a conversation with no turn to finish is refused before it is announced
 
 
 def open_session(opening: Opening, settings: Settings, report: Listeners) -> Session:
@@ -171,6 +188,10 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     decide = None if approved >= BOOKINGS | {"cancel_event"} else ask_on(opening.read_answer, sys.stderr.write)
     if cid is not None:
         session = Session.stored(conn, cid, send, settings, streamed, clock, decide, approved)
+        if opening.resuming:
+            from scheduler_agent.agent.resuming import resumable
+
+            resumable(session.messages, cid)
     else:
         clock = opening.clock or clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
@@ -249,27 +270,31 @@ def ask_command(run: RunOptions, turn: TurnOptions, text: str | None, as_json: b
             raise click.BadParameter("standard input was empty: pipe the request in, or give it as TEXT")
     elif text is None:
         raise click.BadParameter("say what to schedule: `scheduler-agent ask TEXT`, or pipe it in with `ask -`")
-    from scheduler_agent.agent.session import refuse_empty
-
-    refuse_empty(text)  # before a conversation is stored for it
     settings = settings_of(run, turn)
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage, answers=not as_json)
     opening = opening_of(run, turn)
     if from_stdin:  # standard input is spent: approvals come from the terminal, if there is one
         opening = dataclasses.replace(opening, read_answer=terminal_answers())
-    session = open_session(opening, settings, report)
     summary = None
-    if as_json:
+    if as_json:  # every failure after the options are parsed prints the object too (a usage error does not)
         from scheduler_agent.cli.json_report import JsonReport
 
-        summary = JsonReport(sys.stdout, session.conn)
+        summary = JsonReport(sys.stdout)
         report.append(summary)
+    session: Session | None = None
     try:
+        from scheduler_agent.agent.session import refuse_empty, refuse_small_budget
+
+        refuse_empty(text)  # before a conversation is stored for it
+        session = open_session(opening, settings, report)
+        if summary is not None:
+            summary.conn = session.conn
+        refuse_small_budget(session, text)
         with recording_if(turn.record, session, report):
             outcome = session.ask(text)
     except BaseException as exc:
-        if summary is not None and not isinstance(exc, click.exceptions.Exit):
-            summary.write(session.cid, exc)
+        if summary is not None and not isinstance(exc, (click.exceptions.Exit, click.ClickException)):
+            summary.write(session.cid if session is not None else None, exc)
         raise
     finally:
         report.close()
@@ -292,6 +317,9 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     log = UsageLog()
     report.append(log)
     session = open_session(opening_of(run, turn), settings, report)
+    from scheduler_agent.agent.session import refuse_small_budget
+
+    refuse_small_budget(session)
     if sys.stdin.isatty():
         click.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
     fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes, yes_cancel=run.yes_cancel)
@@ -310,16 +338,21 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
 @command("resume", epilog=RESUME_EXAMPLES)
 @argument("cid", help="The stored conversation to finish.", metavar="ID", type=ID)
 @run_options
+@option_option
 @person_facing()
-def resume_command(cid: int, run: RunOptions) -> None:
+def resume_command(cid: int, run: RunOptions, options: tuple[tuple[str, Any], ...]) -> None:
     """Finish an interrupted turn with no new input: run an unanswered round, or ask the model again.
 
     Sends exactly what the first process would have sent; a booking already made is not made again,
     and an approval already given is not asked again."""
     settings = settings_of(run, TurnOptions())  # the model, stream flag and the rest are as stored
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
-    opening = Opening(run.db, run.today, cid=cid, yes=run.yes, yes_cancel=run.yes_cancel)
+    opening = Opening(run.db, run.today, cid=cid, yes=run.yes, yes_cancel=run.yes_cancel, resuming=True)
     session = open_session(opening, settings, report)
+    if options and session.context is not None:  # this resume's own keys, instead of the stored turn's
+        given = dict(options)
+        max_tokens = given.pop("max_tokens", session.context.max_tokens)
+        session.context = dataclasses.replace(session.context, max_tokens=max_tokens, options=given)
     try:
         outcome = session.resume()
     finally:
@@ -328,11 +361,15 @@ def resume_command(cid: int, run: RunOptions) -> None:
 
 
 def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
+    from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS
     from scheduler_agent.agent.session import Settings
 
+    options = dict(turn.options)
     return Settings(
         turn.model,
         run.max_iterations,
+        max_tokens=options.pop("max_tokens", DEFAULT_MAX_TOKENS),  # a key of its own in the context
+        options=tuple(options.items()),
         context_budget=turn.context_budget,
         tool_deadline=run.tool_deadline,
         stream=not turn.no_stream,

@@ -114,10 +114,14 @@ def stats(db: Location | None, as_json: bool) -> None:
 @person_facing()
 def lint(path: Path, strict: bool) -> None:
     """Check a message list's grammar: exit 0 clean or warnings only, 1 errors, 6 a conversation that is only
-    interrupted."""
+    interrupted.
+
+    A clean list is one line, `FILE: ok (N entries)`; a file that cannot be read as a list is exit 2."""
     from scheduler_agent.grammar.lint import lint_file
 
     result = lint_file(path, strict=strict or os.environ.get("SCHEDULER_AGENT_STRICT") == "1")
     for line in result.lines:
         click.echo(line)
+    if result.exit_code == 0 and not result.errors and not result.warnings:
+        click.echo(result.summary)
     raise click.exceptions.Exit(result.exit_code)

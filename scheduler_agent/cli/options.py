@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from scheduler_agent.storage.db import Location, default_db_path, in_use
-from scheduler_agent.storage.dialect import is_url
+from scheduler_agent.storage.dialect import is_url, mask
 
 __all__ = ["OUTPUT", "SOURCE", "check_outputs", "default_db_path", "refuse_overwriting"]
 
@@ -43,6 +43,12 @@ class DbLocation(_ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Location:
         if isinstance(value, Path) or not is_url(str(value)):
             return Path(value)
+        if mask(str(value)) != str(value):  # taken as it is, but said: others can read a command line
+            click.echo(
+                f"Warning: the --db URL holds a password ({mask(str(value))}): other users can see a command "
+                "line (ps, shell history); put it in PGPASSWORD or ~/.pgpass instead",
+                err=True,
+            )
         return str(value)
 
 

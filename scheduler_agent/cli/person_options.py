@@ -39,11 +39,13 @@ class PersonChanges:
     off: Sequence[str]
     buffer: int | None
     lunch: str | None
+    email: str | None = None  # `edit-person` only, as `add-person` takes them
+    caldav: str | None = None
 
 
 def person_options(kind: str) -> Callable[[F], F]:
     """A person's options: --name, --tz, --hours; for "owner" and "edit" also --day, --off, --buffer,
-    --lunch (the schedule); for "new" (`add-person`, required --name and --tz) also --email, --caldav."""
+    --lunch (the schedule); for "new" (`add-person`, required --name and --tz) and "edit" also --email, --caldav."""
     name_help, tz_help, hours_help = _PERSON_TEXTS[kind]
     new = kind == "new"
     options = [
@@ -53,13 +55,14 @@ def person_options(kind: str) -> Callable[[F], F]:
             "--hours", "hours", metavar="HH:MM-HH:MM", help=hours_help, default="09:00-17:00" if new else None
         ),
     ]
+    contact = [
+        click.option("--email", "email", help="Their e-mail address: invited (ATTENDEE) to what is booked."),
+        click.option(
+            "--caldav", "caldav", help="Their CalDAV calendar's URL, shared with you (read access is enough)."
+        ),
+    ]
     if new:
-        options += [
-            click.option("--email", "email", help="Their e-mail address: invited (ATTENDEE) to what is booked."),
-            click.option(
-                "--caldav", "caldav", help="Their CalDAV calendar's URL, shared with you (read access is enough)."
-            ),
-        ]
+        options += contact
     else:
         options += [
             click.option(
@@ -87,6 +90,8 @@ def person_options(kind: str) -> Callable[[F], F]:
                 "--lunch", "lunch", metavar="HH:MM-HH:MM", help="A daily lunch break, HH:MM-HH:MM; 'none' removes it."
             ),
         ]
+        if kind == "edit":  # every option `add-person` takes
+            options += contact
 
     def decorate(command: F) -> F:
         if not new:  # the command receives the changes as one object, `person`
@@ -95,7 +100,7 @@ def person_options(kind: str) -> Callable[[F], F]:
 
             @functools.wraps(inner)
             def wrapper(*args: Any, **kwargs: Any) -> Any:
-                values = {name: kwargs.pop(name) for name in names}
+                values = {name: kwargs.pop(name) for name in names if name in kwargs}
                 return inner(*args, person=PersonChanges(**values), **kwargs)
 
             command = wrapper  # type: ignore[assignment]

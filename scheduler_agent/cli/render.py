@@ -230,6 +230,9 @@ class Trace:
             self.out.flush()
 
 
+_SET_BY_THE_AGENT = {"max_tokens", "messages", "model", "cache_control", "stream", "system", "tools"}
+
+
 class ArrayDump:
     """`--dump-array`: each iteration's `messages` as sent, pretty JSON under a header; the system prompt
     when it changes."""
@@ -247,6 +250,9 @@ class ArrayDump:
             self.out.write(f"=== system prompt (iteration {event.iteration}) ===\n{self.system}\n")
         count = entries(len(request["messages"]))
         self.out.write(f"=== iteration {event.iteration} · messages: {count} ===\n")
+        options = {key: value for key, value in request.items() if key not in _SET_BY_THE_AGENT}
+        if options:  # a person's -o keys, as sent
+            self.out.write(f"options: {json.dumps(options, ensure_ascii=False)}\n")
         self.out.write(json.dumps(request["messages"], indent=2, ensure_ascii=False) + "\n")
         self.out.flush()
 

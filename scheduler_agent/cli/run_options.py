@@ -28,6 +28,23 @@ from scheduler_agent.storage.db import Location
 
 __all__ = ["DEFAULT_MAX_ITERATIONS", "DEFAULT_MODEL", "run_options", "turn_options"]
 
+
+def _check_model(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """`-m NAME`: a warning when NAME is not a model `scheduler-agent models` lists (it is still sent). Checked
+    only when -m is given: the price table takes about a second to load."""
+    from click.core import ParameterSource
+
+    if ctx.get_parameter_source(param.name or "") is ParameterSource.COMMANDLINE:
+        from scheduler_agent.api.models import is_known
+
+        if not is_known(value):
+            click.echo(
+                f"Warning: {value!r} is not one of the models `scheduler-agent models` lists; it is sent as given",
+                err=True,
+            )
+    return value
+
+
 model_option = click.option(
     "-m",
     "--model",
@@ -36,7 +53,8 @@ model_option = click.option(
     envvar="SCHEDULER_AGENT_MODEL",
     show_envvar=True,
     default=DEFAULT_MODEL,
-    help="The model to ask.",
+    callback=_check_model,
+    help="The model to ask (`scheduler-agent models` lists them; another name is sent with a warning).",
 )
 max_iterations_option = click.option(
     "--max-iterations",
@@ -124,6 +142,29 @@ no_stream_option = click.option(
     is_flag=True,
     help="Wait for each whole reply instead of streaming its text as it is written.",
 )
+
+
+def _checked_options(ctx: click.Context, param: click.Parameter, value: tuple[tuple[str, str], ...]) -> Any:
+    """`-o KEY VALUE` pairs, checked before anything is sent: the request keys as a tuple of (key, value)."""
+    from scheduler_agent.agent.options import OptionError, checked_options
+
+    try:
+        return tuple(checked_options(value).items())
+    except OptionError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+option_option = click.option(
+    "-o",
+    "--option",
+    "options",
+    type=(str, str),
+    multiple=True,
+    metavar="KEY VALUE",
+    callback=_checked_options,
+    help="A request key for this turn, e.g. -o max_tokens 777, -o stop_sequences '[\"END\"]' (VALUE is JSON when "
+    "it parses, else a string; repeat for more). Not carried over to a later -c turn.",
+)
 # --- groups of options, each defined once (the way llm's `tool_options` decorator shares them) -----
 
 
@@ -155,6 +196,7 @@ class TurnOptions:
     no_stream: bool = False
     context_budget: int | None = None
     record: Path | None = None
+    options: tuple[tuple[str, Any], ...] = ()  # `-o KEY VALUE`, checked (agent/options.py)
 
 
 _OPTIONS: dict[str, Callable[[F], F]] = {
@@ -176,6 +218,7 @@ _OPTIONS: dict[str, Callable[[F], F]] = {
     "no_stream": no_stream_option,
     "context_budget": context_budget_option,
     "record": record_option,
+    "options": option_option,
 }
 
 

@@ -68,7 +68,12 @@ def conversation_trace(db: Location | None, cid: int) -> Trace:
     type=SOURCE,
 )
 @click.option(
-    "-o", "--output", type=OUTPUT, metavar="FILE", help="The HTML file to write (default: SOURCE's name + .html, here)."
+    "-o",
+    "--output",
+    type=OUTPUT,
+    metavar="FILE",
+    help="The HTML file to write (default, in the current folder: conversation-ID.html for a conversation id, "
+    "the file's name with .html for its extension for a file: trace.yaml gives trace.html).",
 )
 @click.option("--open", "open_page", is_flag=True, help="Open the page in the web browser once written.")
 @db_option

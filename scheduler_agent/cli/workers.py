@@ -16,7 +16,13 @@ from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, Seconds, db_option, today_option
 from scheduler_agent.cli.render import entry_lines, visible
-from scheduler_agent.cli.run_options import max_iterations_option, model_option, timeout_option, tool_deadline_option
+from scheduler_agent.cli.run_options import (
+    max_iterations_option,
+    model_option,
+    option_option,
+    timeout_option,
+    tool_deadline_option,
+)
 from scheduler_agent.storage.db import Location
 
 NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
@@ -55,6 +61,7 @@ def _connect(db: Location | None, creates: bool = False) -> Any:
 )
 @click.option("--wait", "wait", is_flag=True, help="Then block until the turn ends and print it, as `wait` does.")
 @model_option
+@option_option
 @today_option
 @db_option
 def submit_command(
@@ -64,6 +71,7 @@ def submit_command(
     yes_cancel: bool,
     wait: bool,
     model: str,
+    options: tuple[tuple[str, Any], ...],
     today: str | None,
     db: Location | None,
 ) -> None:
@@ -71,20 +79,29 @@ def submit_command(
     approved = frozenset({"create_event", "move_event"} if yes else ()) | frozenset(
         {"cancel_event"} if yes_cancel else ()
     )
-    raise click.exceptions.Exit(_submit(text, cid, approved, wait, model, today, db))
+    raise click.exceptions.Exit(_submit(text, cid, approved, wait, model, today, db, options))
 
 
 @person_facing()
 def _submit(
-    text: str, cid: int | None, approved: frozenset[str], wait: bool, model: str, today: str | None, db: Location | None
+    text: str,
+    cid: int | None,
+    approved: frozenset[str],
+    wait: bool,
+    model: str,
+    today: str | None,
+    db: Location | None,
+    options: tuple[tuple[str, Any], ...] = (),
 ) -> int:
-    from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS
+    from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS
     from scheduler_agent.agent.session import Settings
     from scheduler_agent.cli.calendar import clock_for
     from scheduler_agent.workers.submission import submit_turn
 
     conn = _connect(db)
-    settings = Settings(model, DEFAULT_MAX_ITERATIONS, stream=True)  # as `ask` sends it
+    given = dict(options)
+    max_tokens = given.pop("max_tokens", DEFAULT_MAX_TOKENS)
+    settings = Settings(model, DEFAULT_MAX_ITERATIONS, max_tokens, stream=True, options=tuple(given.items()))
     clock = clock_for(conn, today)
     cid = submit_turn(conn, text, clock=clock, settings=settings, cid=cid, approved=approved)
     click.echo(f"submitted: `scheduler-agent wait {cid}` waits for the turn to end", err=True)

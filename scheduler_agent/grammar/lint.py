@@ -82,12 +82,12 @@ class _Found:
     def failed(self) -> bool:
         return bool(self.errors or (self.strict and self.warnings))
 
-    def result(self, kind: Kind, checked: int, what: str, skipped: int = 0) -> LintResult:
+    def result(self, kind: Kind, checked: int, what: str, skipped: int = 0, ok: str = "") -> LintResult:
         aside = f"; skipped {skipped} interaction{'' if skipped == 1 else 's'} that are not Messages API requests"
         aside = aside if skipped else ""
         count = self.errors + self.warnings
         if not count:
-            summary = f"{self.path}: clean ({what}{aside})"
+            summary = f"{self.path}: ok ({ok or what}{aside})"
         else:
             levels = f"{_plural(self.errors, 'error')}, {_plural(self.warnings, 'warning')}"
             strict = "; --strict: warnings fail" if self.strict and self.warnings else ""
@@ -108,7 +108,16 @@ def lint_file(path: Path, *, strict: bool = False) -> LintResult:
     try:
         return _lint_text(path, _read(path), _Found(path, strict))
     except RecursionError:  # the parsers and the checks recurse once a level
-        raise too_deeply_nested(path) from None
+        raise Unreadable(str(too_deeply_nested(path))) from None
+    except AgentError as exc:  # missing, unreadable, not JSON, not a list: a usage problem, not a finding
+        raise Unreadable(str(exc)) from None
+
+
+class Unreadable(AgentError):
+    """The file given to lint cannot be read as a message list: exit 2, as the exit-code table reserves for a
+    usage problem (1 is for a list with errors)."""
+
+    exit_code = 2
 
 
 def _lint_text(path: Path, text: str, found: _Found) -> LintResult:
@@ -167,9 +176,10 @@ def _json_lines(path: Path, text: str, whole: ValueError) -> list[tuple[int, Any
 
 def _lint_conversation(messages: list[Any], found: _Found) -> LintResult:
     found.add("", grammar.check(messages, mode="conversation"))
-    what = f"a conversation of {len(messages)} entr{'y' if len(messages) == 1 else 'ies'}"
+    entries = f"{len(messages)} entr{'y' if len(messages) == 1 else 'ies'}"
+    what = f"a conversation of {entries}"
     if grammar.conversation_state(messages) != "interrupted":
-        return found.result("conversation", 1, what)
+        return found.result("conversation", 1, what, ok=entries)
     found.note(interruption_note(messages))
     result = found.result("conversation", 1, what)
     if found.failed:

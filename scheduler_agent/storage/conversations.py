@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Literal
 
@@ -47,6 +47,7 @@ class Context:
     system: str
     tools: list[JSON]
     stream: bool = False  # the body says "stream": true
+    options: dict[str, Any] = field(default_factory=dict)  # the turn's `-o` keys (agent/options.py), m038
 
 
 @dataclass(frozen=True)
@@ -71,14 +72,15 @@ def _dumps(value: Any) -> str:
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
     with transaction(conn):
         cursor = conn.execute(
-            "INSERT INTO conversations (model, max_tokens, system, tools, stream, started_on, clock_pin)"
-            " VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO conversations (model, max_tokens, system, tools, stream, options, started_on, clock_pin)"
+            " VALUES (?,?,?,?,?,?,?,?)",
             (
                 context.model,
                 context.max_tokens,
                 context.system,
                 _dumps(context.tools),
                 int(context.stream),
+                _dumps(context.options),
                 started_on,
                 clock_pin,
             ),
@@ -90,8 +92,17 @@ def update_context(conn: Connection, cid: int, context: Context) -> None:
     """A new user turn may bring a new system prompt (a new day); the stored one is always the one in force."""
     with transaction(conn):
         conn.execute(
-            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ? WHERE id = ?",
-            (context.model, context.max_tokens, context.system, _dumps(context.tools), int(context.stream), cid),
+            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ?, options = ? "
+            "WHERE id = ?",
+            (
+                context.model,
+                context.max_tokens,
+                context.system,
+                _dumps(context.tools),
+                int(context.stream),
+                _dumps(context.options),
+                cid,
+            ),
         )
 
 
@@ -99,7 +110,14 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
     row = conn.execute("SELECT * FROM conversations WHERE id = ?", (cid,)).fetchone()
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
-    context = Context(row["model"], row["max_tokens"], row["system"], json.loads(row["tools"]), bool(row["stream"]))
+    context = Context(
+        row["model"],
+        row["max_tokens"],
+        row["system"],
+        json.loads(row["tools"]),
+        bool(row["stream"]),
+        json.loads(row["options"]),
+    )
     with collector_paused():  # each pass would walk the growing list again; reading it makes no garbage
         rows = _entry_rows(conn, cid)
         messages: list[JSON] = json.loads("[" + ",".join(map(itemgetter(0), rows)) + "]")

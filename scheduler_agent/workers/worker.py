@@ -29,6 +29,7 @@ from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.storage import conversations, lease
+from scheduler_agent.storage.conversations import Context
 from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workers import queue
 from scheduler_agent.workers.approvals import NeedsApproval, waiting_decide
@@ -175,7 +176,7 @@ class Worker:
     def _run(self, conn: Connection, send: Send, slot: Slot, claimed: queue.Claim) -> None:
         cid = claimed.cid
         record, messages = conversations.load(conn, cid)
-        settings = dataclasses.replace(self.config.settings, model=record.context.model, stream=record.context.stream)
+        settings = _as_submitted(self.config.settings, record.context)
         listener = _Listener(conn, cid, self.stopping)
         holder: list[Session] = []
         decide = waiting_decide(conn, cid, lambda call: _others(holder[0], call, claimed.approved))
@@ -311,3 +312,11 @@ def _others(session: Session, call: JSON, approved: frozenset[str]) -> list[tupl
         if summary is not None:
             found.append((other, summary))
     return found
+
+
+def _as_submitted(settings: Settings, context: Context) -> Settings:
+    """The worker's settings with the submitted turn's model, stream flag, max_tokens and `-o` keys."""
+    options = tuple(context.options.items())
+    return dataclasses.replace(
+        settings, model=context.model, stream=context.stream, max_tokens=context.max_tokens, options=options
+    )
