@@ -156,8 +156,39 @@ def test_the_site_builds_strict_with_the_cli_reference(tmp_path: Path) -> None:
     for name in COMMANDS:
         assert f'id="scheduler-agent-{name}"' in reference, name  # generated from the commands: none left out
     assert "--max-iterations" in reference  # with their options
+    speed = (site / "speed" / "index.html").read_text(encoding="utf-8")
+    assert "Written by python -m benchmarks on" in speed  # the table is included, not copied
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
     assert "run_turn" in api
+
+
+FIRST_LINE = re.compile(
+    r"Written by python -m benchmarks on (?P<date>\d{4}-\d{2}-\d{2}) at commit (?P<commit>[0-9a-f]{7,40}) "
+    r"\(Python \d+\.\d+\.\d+, \d+ cores, load average [\d./]+ before and [\d./]+ after\)"
+)
+
+
+def test_the_speed_table_is_what_the_program_renders_from_its_figures() -> None:
+    """docs/speed/results.md is `render(results.json)`, says which commit it measured, and the page includes it."""
+    import json
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks import results
+    finally:
+        sys.path.remove(str(ROOT))
+    data = json.loads(results.JSON_FILE.read_text(encoding="utf-8"))
+    written = results.MARKDOWN_FILE.read_text(encoding="utf-8")
+    assert written == results.render(data)
+    first = FIRST_LINE.fullmatch(written.splitlines()[0])
+    assert first is not None, written.splitlines()[0]
+    # a commit of this repository (the table may be older than HEAD: it names the code it measured)
+    known = subprocess.run(["git", "cat-file", "-e", f"{first['commit']}^{{commit}}"], cwd=ROOT, capture_output=True)
+    assert known.returncode == 0, f"results.md names {first['commit']}, which is not a commit of this repository"
+    assert len(data["rows"]) >= 10
+    page = (DOCS / "speed" / "index.md").read_text(encoding="utf-8")
+    assert '--8<-- "speed/results.md"' in page  # included, never copied:
+    assert "| figure | ours |" not in page
 
 
 def test_the_render_puts_every_row_and_the_run_s_circumstances_in_the_table() -> None:
@@ -185,5 +216,6 @@ def test_the_render_puts_every_row_and_the_run_s_circumstances_in_the_table() ->
         "Written by python -m benchmarks on 2026-12-04 at commit abcdef123456 (Python 3.11.7, 2 cores, "
         "load average 1.00/2.50/3.25 before and 4.00/4.00/4.00 after)"
     )
+    assert FIRST_LINE.fullmatch(lines[0])
     assert "| a figure | CPU 1.00 ms; wall 2.00 ms | - | - | <= 5 ms: met |" in lines
     assert "| no goal | 3 ms | - | - | - |" in lines
