@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -165,6 +166,43 @@ def timed_run(
     return elapsed
 
 
+@dataclass(frozen=True)
+class Timed:
+    """One process: its wall time, start to exit, and its CPU time (user + system, its own and its children's)."""
+
+    wall: float
+    cpu: float
+
+
+def timed_process(
+    args: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, ok: Sequence[int] = (0,)
+) -> Timed:
+    """`timed_run`, with the process's CPU time beside its wall time. On a machine shared with other jobs the wall
+    time of a process includes the time it waited for a core; its CPU time does not, so the rows that compare whole
+    processes are judged on CPU time, with wall time beside it. (The suite waits for one child at a time, so the
+    growth of RUSAGE_CHILDREN over the run is that child's.)"""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed_run(args, env=env, cwd=cwd, ok=ok)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Timed(wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+
+
+def interleaved_timed(runs: int, *measures: Callable[[], Timed]) -> list[tuple[Sample, Sample]]:
+    """`interleaved` for measures of processes: (its CPU times, its wall times) for each measure, run alike."""
+    kept: list[list[Timed]] = [[] for _ in measures]
+
+    def keeping(index: int) -> Callable[[], float]:
+        def one() -> float:
+            found = measures[index]()
+            kept[index].append(found)
+            return found.cpu
+
+        return one
+
+    interleaved(runs, *(keeping(index) for index in range(len(measures))))
+    return [(Sample(tuple(t.cpu for t in series)), Sample(tuple(t.wall for t in series))) for series in kept]
+
+
 def copy_db(source: Path, target: Path) -> Path:
     """A consistent copy of a SQLite file (the backup API: WAL contents included)."""
     target.unlink(missing_ok=True)
@@ -177,11 +215,16 @@ def copy_db(source: Path, target: Path) -> Path:
 
 def print_table(rows: Sequence[Row], out: Callable[[str], None] = print) -> None:
     headers = ("figure", "ours", "baseline", "ratio", "goal")
-    cells = [(r.figure, r.ours, r.baseline, r.ratio, f"{r.goal}: {met_text(r.met)}") for r in rows]
+    cells = [(r.figure, r.ours, r.baseline, r.ratio, goal_text(r.goal, r.met)) for r in rows]
     out("| " + " | ".join(headers) + " |")
     out("|" + "|".join("---" for _ in headers) + "|")
     for line in cells:
         out("| " + " | ".join(cell.replace("|", "/") for cell in line) + " |")
+
+
+def goal_text(goal: str, met: bool | None) -> str:
+    """The goal cell: the goal and whether it was met; a row with no goal of its own says "-"."""
+    return "-" if goal == "-" else f"{goal}: {met_text(met)}"
 
 
 def met_text(met: bool | None) -> str:

@@ -1,4 +1,4 @@
-"""The rows measured inside a process: one loop iteration's local cost, and the calendar tools at scale.
+"""The rows measured inside a process: one iteration of the loop outside `send`, and the calendar tools at scale.
 
 The tools are called as the loop calls them, `CalendarTools(conn, clock).run(name, args, id, deadline)`,
 on a calendar opened with `storage.db.connect`; the iteration is timed by benchmarks/conversation.py
@@ -35,6 +35,10 @@ ITERATION_GOAL, SLOTS_GOAL, CONFLICT_GOAL = 0.0003, 0.001, 0.001
 ITERATION_RUNS = 3  # times the suite's runs, in processes: see `per_iteration`
 
 
+# What the row measures: the loop's own work in an iteration (check, store, build, dispatch), with no `send`
+# (no encoding of the request, no HTTP, no parse of the reply) and no tool body; benchmarks/http_iteration.py
+# measures an iteration with `send` in it.
+ITERATION_FIGURE = "one iteration of the loop outside `send` and the tool"
 FULL_SPEED = 1.15  # a process ran at full speed when its reference workload took at most this times the fastest
 
 
@@ -110,7 +114,7 @@ def _iteration_rows(labels: tuple[str, str], how: str, kept: list[list[Iteration
     few, many = (Sample(tuple(found.seconds for found in series)) for series in kept)
     rows = []
     for label, sample, series in ((labels[0], few, kept[0]), (labels[1], many, kept[1])):
-        figure = f"one loop iteration's local cost, {label} entries, {how}"
+        figure = f"{ITERATION_FIGURE}, {label} entries, {how}"
         if of is not None:
             figure += f", at the machine's full speed ({len(series)} of {of} processes)"
         if label == labels[1]:

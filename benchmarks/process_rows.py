@@ -21,14 +21,16 @@ from benchmarks.common import (
     TODAY,
     Row,
     Sample,
+    Timed,
     bench_env,
     cli,
     copy_db,
     executable,
     interleaved,
+    interleaved_timed,
     module_command,
     ratio_text,
-    timed_run,
+    timed_process,
 )
 from benchmarks.conversation import messages_of
 from benchmarks.first_request import FirstRequestServer
@@ -52,29 +54,38 @@ def ask_turn(folder: Path, demo: Path, runs: int) -> Row:
     with ScriptedServer(lesson.replies, by_length=True) as server:
         env = bench_env(ANTHROPIC_API_KEY=PLACEHOLDER_KEY, ANTHROPIC_BASE_URL=server.url)
 
-        def turn(command: list[str]) -> float:
+        def turn(command: list[str]) -> Timed:
             sent = len(server.received)
-            elapsed = timed_run(command, env=env, cwd=Path(NEUTRAL_CWD))
+            elapsed = timed_process(command, env=env, cwd=Path(NEUTRAL_CWD))
             if len(server.received) - sent != 3:
                 raise RuntimeError(f"expected 3 requests, the server got {len(server.received) - sent}")
             return elapsed
 
-        def ours() -> float:
+        def ours() -> Timed:
             db = copy_db(demo, folder / "ask.db")
             text = lesson.inputs[0]
             return turn([*cli(), "ask", text, "--db", str(db), "--today", TODAY, "--yes", "--no-stream"])
 
-        def baseline() -> float:
+        def baseline() -> Timed:
             db = copy_db(demo, folder / "runner.db")
             return turn([*module_command("tool_runner_baseline"), "--db", str(db), lesson.inputs[0]])
 
-        mine, theirs = interleaved(runs * WHOLE_RUNS, ours, baseline)
+        mine, theirs = interleaved_timed(runs * WHOLE_RUNS, ours, baseline)
     return compared(figure, mine, theirs, ASK_GOAL)
 
 
-def compared(figure: str, ours: Sample, baseline: Sample, goal: float) -> Row:
-    ratio = ours.median / baseline.median
-    return Row(figure, ours.ms(), baseline.ms(), ratio_text(ours, baseline), f"<= {goal}x", ratio <= goal)
+def compared(figure: str, ours: tuple[Sample, Sample], baseline: tuple[Sample, Sample], goal: float) -> Row:
+    """A row of whole processes, judged on CPU time (user + system), with wall time beside it."""
+    (cpu, wall), (base_cpu, base_wall) = ours, baseline
+    ratio = cpu.median / base_cpu.median
+    return Row(
+        figure,
+        f"CPU {cpu.ms()}; wall {wall.ms()}",
+        f"CPU {base_cpu.ms()}; wall {base_wall.ms()}",
+        f"CPU {ratio_text(cpu, base_cpu)}; wall {wall.median / base_wall.median:.2f}x",
+        f"<= {goal}x (CPU)",
+        ratio <= goal,
+    )
 
 
 def startup(folder: Path, demo: Path, conversations_db: Path, runs: int) -> list[Row]:
@@ -89,12 +100,15 @@ def startup(folder: Path, demo: Path, conversations_db: Path, runs: int) -> list
         "`lint` start-up vs `llm --help`": ["lint", str(lint_file)],
         "`conversations list` start-up vs `llm --help`": ["conversations", "list", "--db", str(conversations_db)],
     }
-    measures = [lambda args=args: timed_run([*cli(), *args], cwd=folder) for args in commands.values()]
+    measures = [lambda args=args: timed_process([*cli(), *args], cwd=folder) for args in commands.values()]
     if llm is None:
-        samples = interleaved(runs, *measures)
+        timed = interleaved_timed(runs, *measures)
         why = "baseline not installed: pip install -e '.[bench]'"
-        return [Row(name, s.ms(), why) for name, s in zip(commands, samples, strict=True)]
-    *samples, baseline = interleaved(runs, *measures, lambda: timed_run([str(llm), "--help"], cwd=folder))
+        return [
+            Row(name, f"CPU {cpu.ms()}; wall {wall.ms()}", why)
+            for name, (cpu, wall) in zip(commands, timed, strict=True)
+        ]
+    *samples, baseline = interleaved_timed(runs, *measures, lambda: timed_process([str(llm), "--help"], cwd=folder))
     return [compared(name, s, baseline, STARTUP_GOAL) for name, s in zip(commands, samples, strict=True)]
 
 
@@ -176,11 +190,11 @@ ICALENDAR_PARSE = (
 def calendar_import(folder: Path, demo: Path, ics: Path, runs: int, label: str) -> Row:
     """`calendar import` into a fresh copy of the demo calendar, vs a process that only parses it with icalendar."""
 
-    def ours() -> float:
+    def ours() -> Timed:
         db = copy_db(demo, folder / "import.db")
-        return timed_run([*cli(), "calendar", "import", str(ics), "--db", str(db)])
+        return timed_process([*cli(), "calendar", "import", str(ics), "--db", str(db)])
 
     parse = [sys.executable, "-c", ICALENDAR_PARSE, str(ics)]
-    mine, theirs = interleaved(runs * WHOLE_RUNS, ours, lambda: timed_run(parse))
+    mine, theirs = interleaved_timed(runs * WHOLE_RUNS, ours, lambda: timed_process(parse))
     figure = f"`calendar import` of {label} events vs `icalendar`'s own parse of the file (both whole processes)"
     return compared(figure, mine, theirs, IMPORT_GOAL)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import inputs, loop_rows, process_rows, store_rows
+from benchmarks import http_iteration, inputs, loop_rows, process_rows, results, store_rows
 from benchmarks.common import NEUTRAL_CWD, Row, bench_env, fmt_ms, machine_speed, module_command, print_table
 
 
@@ -51,7 +51,8 @@ FIGURES = (
     "`calendar show` start-up",
     "`lint` start-up",
     "`conversations list` start-up",
-    "one loop iteration's local cost",
+    loop_rows.ITERATION_FIGURE,
+    http_iteration.FIGURE,
     "`find_free_slots` for one week",
     "`create_event`'s conflict check",
     "resume of a",
@@ -91,6 +92,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
     say(f"  {label(sizes.events)}-event calendar in {time.perf_counter() - started:.1f} s")
     ics = inputs.ics_file(folder, sizes.ics_events)
     small_done = process_rows.build_conversation(folder, demo, 100 if sizes.entries > 100 else 10, open_end=False)
+    middle = [("1,000", process_rows.build_conversation(folder, demo, 1_000, open_end=False))] if sizes == FULL else []
     large_done = process_rows.build_conversation(folder, demo, sizes.entries, open_end=False)
     one_open = process_rows.build_conversation(folder, demo, 1, open_end=True)
     large_open = process_rows.build_conversation(folder, demo, sizes.entries, open_end=True)
@@ -100,10 +102,14 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
         ("whole `ask` turn", lambda: [process_rows.ask_turn(folder, demo, runs)]),
         ("start-up", lambda: process_rows.startup(folder, demo, small_done, runs)),
         (
-            "one loop iteration's local cost",
+            loop_rows.ITERATION_FIGURE,
             lambda: loop_rows.per_iteration(
                 folder, small_done, large_done, (small_label, label(sizes.entries)), runs, 3 if runs == 1 else 10
             ),
+        ),
+        (
+            http_iteration.FIGURE,
+            lambda: http_iteration.rows([(small_label, small_done), *middle, (label(sizes.entries), large_done)], runs),
         ),
         (
             "`find_free_slots` for one week",
@@ -157,6 +163,16 @@ def free_slots_script(quick: bool, say: Callable[[str], None]) -> None:
         say(f"  it exited {done.returncode}: {done.stderr[-400:]}")
 
 
+def head_commit() -> str:
+    """The commit the measured code is at (the table says it: it may be older than the docs beside it)."""
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True)
+    if dirty.stdout.strip():
+        print("note: the tree has uncommitted changes; the table names HEAD", file=sys.stderr)
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 run, small inputs: check that every row runs")
@@ -177,11 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    before = machine_speed()
+    load_before, before = os.getloadavg(), machine_speed()
     with tempfile.TemporaryDirectory(prefix="scheduler-agent-bench-") as tmp:
         rows = suite(Path(tmp), sizes, runs, say, tuple(args.only))
-    after = machine_speed()
-    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    after, load_after = machine_speed(), os.getloadavg()
+    load = ", ".join(f"{value:.1f}" for value in load_after)
     print(
         f"scheduler-agent benchmarks, {datetime.date.today().isoformat()}: {runs} interleaved run(s) per row, "
         f"medians (lowest-highest run); python {platform.python_version()}, {os.cpu_count()} cores, "
@@ -193,5 +209,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     print_table(rows)
+    if not args.quick and not args.only:  # the whole suite at full size: the figures the docs show
+        data = results.record(
+            rows,
+            date=datetime.date.today().isoformat(),
+            commit=head_commit(),
+            python=platform.python_version(),
+            cores=os.cpu_count() or 1,
+            load_before=load_before,
+            load_after=load_after,
+            speed_before=before,
+            speed_after=after,
+            runs=runs,
+        )
+        results.write(data)
+        say(f"wrote {results.JSON_FILE} and {results.MARKDOWN_FILE.name}")
     free_slots_script(args.quick, say)
     return 0 if all(not row.ours.startswith("FAILED") for row in rows) else 1

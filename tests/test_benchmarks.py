@@ -33,10 +33,19 @@ def test_quick_suite_prints_every_row_of_the_table() -> None:
         assert any(row.startswith(f"| {figure}") for row in rows), (figure, done.stdout)
     # Each per-iteration figure appears at both sizes, with and without the trace, over every process and again
     # over those the machine ran at full speed (by the reference workload each of them timed)
-    iteration_rows = [row for row in rows if "one loop iteration's local cost" in row]
+    iteration_rows = [row for row in rows if "one iteration of the loop outside `send` and the tool" in row]
     assert len(iteration_rows) == 8
     full_speed = re.compile(r"at the machine's full speed \(\d+ of \d+ processes\)")
     assert sum(full_speed.search(row) is not None for row in iteration_rows) == 4
+    # The iteration with `send` in it, through loopback HTTP, beside the SDK's tool runner: a row per size of list,
+    # the largest with the goal
+    http_rows = [row for row in rows if row.startswith("| one iteration through loopback HTTP")]
+    assert len(http_rows) == 2
+    assert all("vs the SDK's tool_runner" in row and "| CPU " in row for row in http_rows)
+    assert "<= 0.1x (CPU) and <= 5 ms" in http_rows[-1]
+    # whole processes are judged on CPU time, with wall time beside it
+    ask = next(row for row in rows if row.startswith("| whole `ask` turn"))
+    assert "| CPU " in ask and "; wall " in ask and "(CPU):" in ask
     assert "QUICK" in done.stdout  # a quick run says it is not the claim
     # and how fast the machine ran, before the rows and after: its absolute times move with that
     said = r"machine speed: a reference workload took ([\d.]+) ms before the rows and ([\d.]+) ms after"
@@ -52,3 +61,32 @@ def test_only_names_a_row_or_says_which_there_are() -> None:
     assert done.returncode == 2
     assert "--only 'no such row' names no row; the rows: whole `ask` turn, `--help` start-up" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_http_stub_answers_without_parsing_the_body() -> None:
+    """The stub reads the request's bytes and answers from its plan: a body that is not JSON gets the same reply."""
+    import http.client
+    import json
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.http_iteration import StubAPI, per_iteration
+    finally:
+        sys.path.remove(str(ROOT))
+    with StubAPI() as stub:
+        stub.plan(2)
+        host, port = stub.url.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port))
+        replies = []
+        for body in (b"not json at all {", b"[]"):
+            connection.request("POST", "/v1/messages", body=body, headers={"content-type": "application/json"})
+            replies.append(json.loads(connection.getresponse().read()))
+        connection.close()
+    assert [reply["stop_reason"] for reply in replies] == ["tool_use", "end_turn"]
+    calls = [block for block in replies[0]["content"] if block["type"] == "tool_use"]
+    assert calls[0]["name"] == "find_free_slots"
+    assert stub.requests == 2
+    # one iteration is (six calls - one call) / 5 of each round, paired
+    found = {"ours_6": [[0.6, 1.0], [0.7, 1.2]], "ours_1": [[0.1, 0.5], [0.2, 0.2]]}
+    assert per_iteration(found, "ours", 0).values == pytest.approx((0.1, 0.1))
+    assert per_iteration(found, "ours", 1).values == pytest.approx((0.1, 0.2))

@@ -1,6 +1,6 @@
 """The README shows the loop as it is: every line of its snippet stands in loop.py, in order.
 
-And every output sample in the README is what the command prints.
+And every output sample in the README and on the documentation site's pages (docs/) is what the command prints.
 
 A sample is a fenced block right after `<!-- sample: scheduler-agent ARGS -->`. Its lines must appear
 in the command's output (stdout and stderr, as a terminal shows them) in order; a line ending in `...`
@@ -22,6 +22,7 @@ from scheduler_agent.agent import loop
 from scheduler_agent.cli import app
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+PAGES = [README, *sorted((README.parent / "docs").rglob("*.md"))]
 
 
 def test_the_readme_loop_is_the_loop() -> None:
@@ -39,8 +40,13 @@ def test_the_readme_loop_is_the_loop() -> None:
 SAMPLE = re.compile(r"<!-- sample: scheduler-agent (.*?) -->\n```[a-z]*\n(.*?)```", re.S)
 
 
-def samples() -> list[tuple[str, str]]:
-    return SAMPLE.findall(README.read_text(encoding="utf-8"))
+def samples() -> list[tuple[str, str, str]]:
+    """(the page, the command's arguments, the sample) of every marked sample, the README's first."""
+    return [
+        (page.relative_to(README.parent).as_posix(), args, sample)
+        for page in PAGES
+        for args, sample in SAMPLE.findall(page.read_text(encoding="utf-8"))
+    ]
 
 
 def matches(sample: str, output: str) -> str | None:
@@ -61,15 +67,17 @@ def matches(sample: str, output: str) -> str | None:
     return None
 
 
-def test_the_readme_has_samples() -> None:
-    assert len(samples()) >= 3
+def test_the_readme_and_the_docs_have_samples() -> None:
+    pages = [page for page, _, _ in samples()]
+    assert pages.count("README.md") >= 1
+    assert len(set(pages)) >= 3  # the README and docs pages (the lessons, the message list)
 
 
-@pytest.mark.parametrize(("args", "sample"), samples(), ids=[args for args, _ in samples()])
-def test_a_readme_sample_is_what_the_command_prints(args: str, sample: str) -> None:
+@pytest.mark.parametrize(("page", "args", "sample"), samples(), ids=[f"{page}: {args}" for page, args, _ in samples()])
+def test_a_sample_is_what_the_command_prints(page: str, args: str, sample: str) -> None:
     result = CliRunner().invoke(app, shlex.split(args))
     missing = matches(sample, result.output)
-    assert missing is None, f"README sample of `scheduler-agent {args}`: not printed (in order): {missing!r}"
+    assert missing is None, f"{page} sample of `scheduler-agent {args}`: not printed (in order): {missing!r}"
 
 
 def test_the_matcher_refuses_a_line_that_is_not_printed() -> None:
