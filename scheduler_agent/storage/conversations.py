@@ -69,21 +69,19 @@ def _dumps(value: Any) -> str:
     return encode_text(value)
 
 
+def _context_row(context: Context) -> tuple[object, ...]:
+    """The conversation row's columns that hold the context, in the order `create` and `update_context` name them:
+    model, max_tokens, system, tools, stream, options."""
+    tools, options = _dumps(context.tools), _dumps(context.options)
+    return (context.model, context.max_tokens, context.system, tools, int(context.stream), options)
+
+
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
     with transaction(conn):
         cursor = conn.execute(
             "INSERT INTO conversations (model, max_tokens, system, tools, stream, options, started_on, clock_pin)"
             " VALUES (?,?,?,?,?,?,?,?)",
-            (
-                context.model,
-                context.max_tokens,
-                context.system,
-                _dumps(context.tools),
-                int(context.stream),
-                _dumps(context.options),
-                started_on,
-                clock_pin,
-            ),
+            (*_context_row(context), started_on, clock_pin),
         )
     return int(cursor.lastrowid or 0)
 
@@ -94,15 +92,7 @@ def update_context(conn: Connection, cid: int, context: Context) -> None:
         conn.execute(
             "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ?, options = ? "
             "WHERE id = ?",
-            (
-                context.model,
-                context.max_tokens,
-                context.system,
-                _dumps(context.tools),
-                int(context.stream),
-                _dumps(context.options),
-                cid,
-            ),
+            (*_context_row(context), cid),
         )
 
 
