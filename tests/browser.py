@@ -51,24 +51,38 @@ def start(*, javascript: bool = True, width: int = 1150, height: int = 1400, dea
         options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     started: list[Any] = []
     failed: list[BaseException] = []
+    # Chromium keeps its singleton socket in a folder of TMPDIR, which it never removes: give it one of its own,
+    # which `stop` removes, so that a test run leaves nothing in the temp folder.
+    temp = tempfile.mkdtemp(prefix="sa-chromium-")
+    service = Service(executable_path=CHROMEDRIVER, env={**os.environ, "TMPDIR": temp})
 
     def launch() -> None:
         try:
-            started.append(webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options))
+            started.append(webdriver.Chrome(service=service, options=options))
         except BaseException as exc:  # reported to the caller below
             failed.append(exc)
 
     thread = threading.Thread(target=launch, daemon=True)
     thread.start()
     thread.join(deadline)
-    if thread.is_alive():
-        raise BrowserUnavailable(f"chromium did not start within {deadline:.0f} s")
-    if failed:
-        raise BrowserUnavailable(f"chromium did not start: {failed[0]}")
+    if thread.is_alive() or failed:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise BrowserUnavailable(
+            f"chromium did not start within {deadline:.0f} s" if not failed else f"chromium did not start: {failed[0]}"
+        )
     driver = started[0]
+    driver.sa_temp = temp
     driver.set_page_load_timeout(30)
     driver.set_script_timeout(30)
     return driver
+
+
+def stop(driver: Any) -> None:
+    """Quit the browser `start` gave, and remove its temp folder."""
+    try:
+        driver.quit()
+    finally:
+        shutil.rmtree(driver.sa_temp, ignore_errors=True)
 
 
 def screenshot(out: Path) -> None:
@@ -95,7 +109,7 @@ def screenshot(out: Path) -> None:
         driver.execute_script("window.scrollTo(0, 0)")
         driver.save_screenshot(str(out))
     finally:
-        driver.quit()
+        stop(driver)
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -100,7 +100,7 @@ def tools(demo_conn: sqlite3.Connection) -> CalendarTools:
 
 def _browser(javascript: bool) -> Iterator[Any]:
     """A headless chromium for the module; where CI installed it (CI=true), failing to start it fails the test."""
-    from browser import BrowserUnavailable, start
+    from browser import BrowserUnavailable, start, stop
 
     try:
         driver = start(javascript=javascript)
@@ -111,7 +111,7 @@ def _browser(javascript: bool) -> Iterator[Any]:
     try:
         yield driver
     finally:
-        driver.quit()
+        stop(driver)
 
 
 @pytest.fixture(scope="module")
