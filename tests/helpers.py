@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, time
+from pathlib import Path
 from typing import Any
 
 from scheduler_agent.agent.loop import Send
@@ -107,3 +109,12 @@ def on_a_terminal(args: list[str], env: dict[str, str], prompt: bytes, answers: 
             typed += 1
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
+
+
+def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    """What `sql` reads from the SQLite file at `path`, as tuples (the file is opened and closed for it)."""
+    conn = sqlite3.connect(path)
+    try:
+        return [tuple(row) for row in conn.execute(sql)]
+    finally:
+        conn.close()

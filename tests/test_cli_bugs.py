@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import rows
 
 from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.calendar.clock import Clock
@@ -25,14 +26,6 @@ FIND = {"person": "priya", "week": "2026-08-31"}
 
 def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
     return runner.invoke(app, list(args), input=input)
-
-
-def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return [tuple(row) for row in conn.execute(sql)]
-    finally:
-        conn.close()
 
 
 # --- 1. a conversation is created when its first turn is written ----------------------------------

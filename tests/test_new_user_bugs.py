@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import rows
 
 from scheduler_agent.cli import app
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
@@ -21,14 +21,6 @@ BOOK = tool_use("toolu_nu_1", "create_event", {"with": "priya", "start": "2026-0
 
 def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
     return runner.invoke(app, list(args), input=input)
-
-
-def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return [tuple(row) for row in conn.execute(sql)]
-    finally:
-        conn.close()
 
 
 # --- ask --json prints the object for every failure after the options are parsed ---------------------
