@@ -67,7 +67,7 @@ def pinned_clock(conn: Any) -> Any:
 
 
 def settings(max_iterations: int) -> Any:
-    from scheduler_agent.agent.session import Settings
+    from scheduler_agent.session.session import Settings
 
     return Settings("claude-sonnet-5-5", max_iterations, strict=False)
 
@@ -75,7 +75,7 @@ def settings(max_iterations: int) -> Any:
 def build(db: Path, entries: int, open_end: bool) -> int:
     """Store the conversation as `ask` would have (a Session's store, then the journal); returns its id."""
     from scheduler_agent.agent.events import ignore
-    from scheduler_agent.agent.session import Session
+    from scheduler_agent.session.session import Session
     from scheduler_agent.storage.conversations import Journal
     from scheduler_agent.storage.db import connect
 
@@ -126,8 +126,8 @@ def iterate(db: Path, iterations: int, trace: bool) -> tuple[list[float], tuple[
     make_client(api_key=PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")  # the SDK loaded, as in `ask`
 
     from scheduler_agent.agent.events import RequestSent, ignore
-    from scheduler_agent.agent.session import Session
     from scheduler_agent.calendar.tools import CalendarTools
+    from scheduler_agent.session.session import Session
     from scheduler_agent.storage import conversations
     from scheduler_agent.storage.db import connect
 
@@ -180,8 +180,8 @@ def first_request(db: Path) -> float:
     process that has imported the SDK already: resume's own work (load, check, build, encode, send) alone."""
     from benchmarks.first_request import FirstRequestServer
     from scheduler_agent.agent.events import ignore
-    from scheduler_agent.agent.session import Session
     from scheduler_agent.api.client import ModelAPI, make_client
+    from scheduler_agent.session.session import Session
     from scheduler_agent.storage import conversations
     from scheduler_agent.storage.db import connect
 

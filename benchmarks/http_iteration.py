@@ -123,9 +123,9 @@ def measure(db: Path, rounds: int) -> dict[str, list[list[float]]]:
 
     from scheduler_agent.agent.deadline import Deadline
     from scheduler_agent.agent.events import ignore
-    from scheduler_agent.agent.session import Session
     from scheduler_agent.api.client import ModelAPI, make_client
     from scheduler_agent.calendar.tools import CalendarTools, tool_definitions
+    from scheduler_agent.session.session import Session
     from scheduler_agent.storage import conversations
     from scheduler_agent.storage.db import connect
 

@@ -34,7 +34,7 @@ SYSTEM = "You book meetings on the owner's calendar with the tools; today is Thu
 def system_prompt(conn: Any, clock: Clock) -> str:
     """The project's own system prompt when it can be had from its public function, else a short stand-in."""
     try:
-        from scheduler_agent.agent.session import system_prompt as render
+        from scheduler_agent.session.session import system_prompt as render
 
         return str(render(conn, clock))
     except (ImportError, TypeError):

@@ -52,11 +52,11 @@ def _seconds(start: str, end: str) -> float:
 
 def one_run(target: str, workers: int, conversations: int, delay: float) -> Run:
     """Start `workers` idle workers, submit the turns, wait for the last to end, stop the workers."""
-    from scheduler_agent.agent.approval import BOOKINGS
     from scheduler_agent.agent.request import DEFAULT_MODEL
-    from scheduler_agent.agent.session import Settings
     from scheduler_agent.calendar.clock import Clock
     from scheduler_agent.calendar.fixtures import seed_demo
+    from scheduler_agent.session.approval import BOOKINGS
+    from scheduler_agent.session.session import Settings
     from scheduler_agent.storage import db
     from scheduler_agent.testing.booking_script import booking_script, request_text
     from scheduler_agent.testing.scripted_server import ScriptedServer

@@ -44,8 +44,8 @@ _EXPORTS = {
     "TurnOutcome": "scheduler_agent.agent.events",
     "Stop": "scheduler_agent.agent.events",
     # a conversation around the loop
-    "Session": "scheduler_agent.agent.session",
-    "Settings": "scheduler_agent.agent.session",
+    "Session": "scheduler_agent.session.session",
+    "Settings": "scheduler_agent.session.session",
     "AgentError": "scheduler_agent.agent.errors",
     # the grammar of the list
     "check": "scheduler_agent.grammar.check",
@@ -134,7 +134,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time the names c
     )
     from scheduler_agent.agent.loop import Build, ModelStep, Send, ToolRound, run_turn
     from scheduler_agent.agent.request import build_request
-    from scheduler_agent.agent.session import Session, Settings
     from scheduler_agent.agent.steps import AnswerCalls, AskModel
     from scheduler_agent.agent.toolbox import CallStatus, Toolbox, ToolError, run_call
     from scheduler_agent.agent.types import JSON
@@ -142,5 +141,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time the names c
     from scheduler_agent.calendar.clock import Clock
     from scheduler_agent.calendar.tools import CalendarTools
     from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, Violation, check, conversation_state
+    from scheduler_agent.session.session import Session, Settings
     from scheduler_agent.storage.db import connect
     from scheduler_agent.testing.scripted_server import ScriptedServer

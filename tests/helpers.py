@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from scheduler_agent.agent.loop import Send
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
 DUMMY_KEY = "sk-ant-test-dummy"  # never a real key: the scripted server ignores it

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scheduler_agent.agent.approval import ApprovingToolbox, Decision
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.cli import app
 from scheduler_agent.playback.cassette_file import read_setup
+from scheduler_agent.session.approval import ApprovingToolbox, Decision
 from scheduler_agent.storage import db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 

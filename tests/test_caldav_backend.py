@@ -16,6 +16,7 @@ import pytest
 from caldav.collection import Calendar
 from radicale_server import OWNER_USER, PRIYA_USER, LosingProxy, RadicaleServer, calendar_url, client_for, vevent
 
+from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, Written, written_text
 from scheduler_agent.calendar.caldav_connect import (
@@ -30,7 +31,6 @@ from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.storage.db import connect
-from scheduler_agent.testing.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 
 TZ = "Europe/London"
 TUESDAY_10 = datetime(2027, 3, 2, 10, 0, tzinfo=UTC)  # 10:00 in London (GMT until 28 March)

@@ -3,7 +3,7 @@ exactly one event on the real Radicale (read with the caldav library, as a calen
 local record; and the server killed mid-turn, through the CLI.
 
 Each test runs the real CLI in a subprocess against the loopback scripted model and a real Radicale,
-SIGKILLs it at a named point (SCHEDULER_AGENT_FAULT, a test-only hook: testing/faults.py), then runs
+SIGKILLs it at a named point (SCHEDULER_AGENT_FAULT, a test-only hook: agent/faults.py), then runs
 `resume` and checks the server, the database and the conversation.
 """
 

@@ -16,19 +16,20 @@ from caldav.collection import Calendar
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for, vevent
 
 from scheduler_agent.agent.deadline import Deadline
+from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.backend import SqliteCalendar, open_calendar
+from scheduler_agent.calendar.backend import SqliteCalendar
 from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
 from scheduler_agent.calendar.caldav_connect import Connection, save_connection, set_contact
 from scheduler_agent.calendar.caldav_ics import booking_uid
 from scheduler_agent.calendar.caldav_read import CALDAV_ID_BASE
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event
+from scheduler_agent.calendar.opening import open_calendar
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.storage.db import connect, revision
 from scheduler_agent.storage.migrations import HEAD
-from scheduler_agent.testing.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 
 TZ = "Europe/London"
 MONDAY = date(2027, 3, 1)

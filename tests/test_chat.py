@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scheduler_agent.agent.approval import Decision
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.cli import app
 from scheduler_agent.cli.chat import Chat, UsageLog
 from scheduler_agent.grammar.check import check
+from scheduler_agent.session.approval import Decision
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 

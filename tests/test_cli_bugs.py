@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 from helpers import rows
 
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.cli import app
 from scheduler_agent.playback.cassette_file import read_setup
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db, listing
 from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use

@@ -24,7 +24,7 @@ from scheduler_agent.storage.db import connect
 RUN_CLI = """
 import json, sys, time
 from pathlib import Path
-from scheduler_agent.testing import faults
+from scheduler_agent.agent import faults
 from scheduler_agent.cli.app import main
 
 marks_file, barrier = Path(sys.argv.pop(1)), Path(sys.argv.pop(1))

@@ -17,11 +17,11 @@ import pytest
 from helpers import run_cli
 
 from scheduler_agent.agent.events import Event, RoundAnswered
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 

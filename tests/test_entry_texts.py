@@ -6,10 +6,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from scheduler_agent.agent.entry_texts import EntryTexts, content_text
 from scheduler_agent.agent.request import encode, encode_text
-from scheduler_agent.agent.sizes import EntrySizes
 from scheduler_agent.grammar.check import IncrementalChecker, check
+from scheduler_agent.session.entry_texts import EntryTexts, content_text
+from scheduler_agent.session.sizes import EntrySizes
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.storage.conversations import Context, Journal
 

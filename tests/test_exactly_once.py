@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from helpers import demo_clock
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, answer_call, run_call
 from scheduler_agent.agent.types import JSON
@@ -24,7 +25,6 @@ from scheduler_agent.calendar.events import cancel_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.storage.db import Connection, connect
-from scheduler_agent.testing import faults
 
 
 @pytest.fixture
@@ -271,7 +271,7 @@ def test_killed_after_the_calendar_write_then_resumed_books_once(tmp_path: Path)
 # --- the fault hooks themselves -----------------------------------------------------------
 
 TWICE = (
-    "from scheduler_agent.testing import faults\nfor n in (1, 2, 3):\n    faults.reach('p')\n    print(n, flush=True)\n"
+    "from scheduler_agent.agent import faults\nfor n in (1, 2, 3):\n    faults.reach('p')\n    print(n, flush=True)\n"
 )
 
 
@@ -288,7 +288,7 @@ def test_no_fault_without_the_variable() -> None:
 
 
 def test_reach_later_kills_while_the_caller_is_blocked() -> None:
-    code = "import time\nfrom scheduler_agent.testing import faults\nfaults.reach_later('w')\ntime.sleep(30)\nprint(0)"
+    code = "import time\nfrom scheduler_agent.agent import faults\nfaults.reach_later('w')\ntime.sleep(30)\nprint(0)"
     env = {**os.environ, "SCHEDULER_AGENT_FAULT": "w", "SCHEDULER_AGENT_FAULT_DELAY": "0.1"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert (done.returncode, done.stdout) == (-signal.SIGKILL, "")
@@ -308,7 +308,7 @@ def test_a_malformed_fault_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_fault_variable_is_read_once_per_process() -> None:
     code = (
-        "import os\nfrom scheduler_agent.testing import faults\nfaults.reach('p')\n"
+        "import os\nfrom scheduler_agent.agent import faults\nfaults.reach('p')\n"
         "os.environ['SCHEDULER_AGENT_FAULT'] = 'p@2,p@3'\nfaults.reach('p')\nprint('kept', flush=True)\n"
         "faults.rearm()\nfaults.reach('p')\nprint('not reached')\n"
     )

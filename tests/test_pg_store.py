@@ -17,20 +17,20 @@ from typing import Any
 import pytest
 from helpers import demo_clock, scripted_send
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.errors import InputError
 from scheduler_agent.agent.events import Event, RoundAnswered
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.agent.toolbox import answer_call
 from scheduler_agent.calendar import backend
 from scheduler_agent.calendar.bookings import book_time
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db, listing
 from scheduler_agent.storage.db import Connection
 from scheduler_agent.storage.dialect import BookedTimeTaken, mask
 from scheduler_agent.storage.migrations import HEAD
-from scheduler_agent.testing import faults
 from scheduler_agent.testing.scripted_server import Reply, text, tool_use
 
 PROCESSES, THREADS = 5, 10

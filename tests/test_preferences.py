@@ -12,13 +12,13 @@ from helpers import demo_clock, scripted_send
 
 from scheduler_agent.agent.errors import ModelUnavailable
 from scheduler_agent.agent.events import ignore
-from scheduler_agent.agent.prompt_loader import render
-from scheduler_agent.agent.session import Session, Settings, system_prompt
 from scheduler_agent.calendar.fixtures import export_fixture, load_fixture
 from scheduler_agent.calendar.people import edit_person
 from scheduler_agent.calendar.prefs import add_preference, remove_preference
 from scheduler_agent.calendar.types import parse_days
 from scheduler_agent.lessons.scripts import OVERLOADED
+from scheduler_agent.session.prompt_loader import render
+from scheduler_agent.session.session import Session, Settings, system_prompt
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import Connection
 from scheduler_agent.storage.migrations import HEAD

@@ -7,9 +7,9 @@ from typing import get_args
 
 import pytest
 
-from scheduler_agent.agent.prompt_loader import PromptError, read_prompt, render
 from scheduler_agent.agent.request import build_request
 from scheduler_agent.cli.run_options import DEFAULT_MODEL
+from scheduler_agent.session.prompt_loader import PromptError, read_prompt, render
 
 
 def test_the_request_is_built_without_the_network_and_keeps_the_list_unmarked() -> None:

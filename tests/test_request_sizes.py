@@ -10,9 +10,9 @@ from helpers import DUMMY_KEY, demo_clock
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.replies import CallIds, call_ids, judge
 from scheduler_agent.agent.request import build_request, encode
-from scheduler_agent.agent.session import Session, Settings
-from scheduler_agent.agent.sizes import EntrySizes, RequestSizes
 from scheduler_agent.api.client import ModelAPI, make_client
+from scheduler_agent.session.session import Session, Settings
+from scheduler_agent.session.sizes import EntrySizes, RequestSizes
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from helpers import scripted_session, slot_searches, stored_session
 
-from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import Request, build_request, encode, encode_text
+from scheduler_agent.session.entry_texts import EntryTexts
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 

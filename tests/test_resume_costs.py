@@ -11,8 +11,8 @@ from helpers import scripted_session, slot_searches, stored_session
 
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import encode
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.grammar.check import IncrementalChecker, check, rules_digest
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 
@@ -159,7 +159,7 @@ def test_conversations_show_writes_its_lines_in_one_call(demo_db: Path, monkeypa
 
 
 def test_the_lease_is_renewed_with_a_write_only_once_a_tenth_of_it_has_passed(demo_db: Path) -> None:
-    from scheduler_agent.agent.session_lease import SessionLease
+    from scheduler_agent.session.lease import SessionLease
     from scheduler_agent.storage import lease
     from scheduler_agent.storage.conversations import Context
 

@@ -17,13 +17,13 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from scheduler_agent.agent.events import ignore
-from scheduler_agent.agent.session import Session
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.cli import app
 from scheduler_agent.lessons.authoring import cassette_path, setup_for
 from scheduler_agent.lessons.scripts import LESSONS
 from scheduler_agent.playback.cassette_file import ReadableYaml
 from scheduler_agent.playback.replay import PLACEHOLDER_KEY, Replayed, calendar_from, run_inputs, settings_of
+from scheduler_agent.session.session import Session
 from scheduler_agent.testing.scripted_server import ScriptedServer
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "no_mornings_bytes.sha256"

@@ -12,7 +12,7 @@ from helpers import demo_clock, scripted_send, slot_searches
 from scheduler_agent.agent import growth
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.growth import SentList
-from scheduler_agent.agent.session import Session, Settings
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import db
 from scheduler_agent.testing.scripted_server import Reply, text
 

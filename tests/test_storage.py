@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, GrammarWarning, ReplyReceived, RoundAnswered
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.cli import app
 from scheduler_agent.grammar.check import GrammarError
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 

@@ -24,7 +24,6 @@ from scheduler_agent.agent.events import (
 )
 from scheduler_agent.agent.loop import run_turn
 from scheduler_agent.agent.request import build_request
-from scheduler_agent.agent.session import system_prompt
 from scheduler_agent.agent.steps import AnswerCalls, AskModel
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
@@ -35,6 +34,7 @@ from scheduler_agent.lessons.scripts import LESSONS, OVERLOADED
 from scheduler_agent.playback import vcr_cassette as cassette
 from scheduler_agent.playback.cassette_file import ReadableYaml, read_setup
 from scheduler_agent.playback.replay import calendar_from, replay, settings_of
+from scheduler_agent.session.session import system_prompt
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, sse, text, tool_use
 
 DUMMY_KEY = "sk-ant-test-dummy"

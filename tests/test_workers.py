@@ -17,12 +17,12 @@ import pytest
 import worker_stores
 from helpers import DUMMY_KEY, demo_clock
 
-from scheduler_agent.agent.approval import BOOKINGS
 from scheduler_agent.agent.errors import AgentError, InputError
 from scheduler_agent.agent.request import DEFAULT_MODEL
-from scheduler_agent.agent.session import Settings
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.grammar.check import check, conversation_state
+from scheduler_agent.session.approval import BOOKINGS
+from scheduler_agent.session.session import Settings
 from scheduler_agent.storage import conversations, db, lease, listing
 from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.storage.migrations import HEAD

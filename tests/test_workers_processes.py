@@ -21,10 +21,10 @@ import pytest
 import worker_stores
 from helpers import DUMMY_KEY, demo_clock
 
-from scheduler_agent.agent.approval import BOOKINGS
 from scheduler_agent.agent.request import DEFAULT_MODEL
-from scheduler_agent.agent.session import Settings
 from scheduler_agent.grammar.check import check, conversation_state
+from scheduler_agent.session.approval import BOOKINGS
+from scheduler_agent.session.session import Settings
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.testing.booking_script import booking_script, request_text

@@ -12,8 +12,8 @@ tool round (its results, appended); `steps` has both as they run in one process.
 call into exactly one `tool_result`; `request` builds the body (a pure function); `events` is what the
 loop reports; `replies` judges whether a reply can join the list; `trim` bounds what is sent;
 `deadline` bounds a tool call; `growth` tells what keeps something per entry where the list changed.
-These are the pure core and import nothing else of the package. `session` wires the loop to the
-grammar check, the store and the calendar, through its own two steps (`session_steps`); `approval`
-asks the person before a side effect; `prompt_loader` reads the prompt files in the top-level
-`prompts/`.
+`faults` holds the test-only kill and pause points (the loop body's fault injector) that the layers
+above mark their crash moments with. This folder is the bottom layer and imports nothing else of the
+package (no SDK, no database, no Click): `session/` wires the loop to the grammar check, the store and
+the calendar, through its own two steps (`session/steps.py`).
 """

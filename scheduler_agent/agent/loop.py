@@ -4,7 +4,7 @@
 bound, over two steps it is given: a model step (ask the model once, append its reply) and a tool
 round (answer every call of that reply in one user turn). `agent/steps.py` has the two as they run
 in one process with nothing around them; a session gives its own, which store what they append
-(`agent/session_steps.py`). Everything else here is a helper they call.
+(`session/steps.py`). Everything else here is a helper they call.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def run_turn(
     """Run the model on `messages` (which ends with a user turn) until it stops asking for tools.
 
     `messages` is changed in place, by the two steps only, and is valid to send again whenever this returns
-    or raises. The steps: `agent/steps.py` (in one process), `agent/session_steps.py` (a stored session).
+    or raises. The steps: `agent/steps.py` (in one process), `session/steps.py` (a stored session).
     """
     iteration = iterations_in_turn(messages)  # a resumed turn goes on counting; each pass appends one reply
     while True:

@@ -4,7 +4,7 @@
     tool_round = AnswerCalls(toolbox, report)       # one tool_result per call, in one user turn
     run_turn(messages, model_step=model_step, tool_round=tool_round, max_iterations=10, report=report)
 
-A session's steps (`agent/session_steps.py`) are these, with the request checked before it is sent and
+A session's steps (`session/steps.py`) are these, with the request checked before it is sent and
 what each step appends stored before it is reported: they fill in `keep_reply` and `keep_round`, and look
 in the store first, so that a step run again after a crash does not do its work twice.
 Pure: the standard library and agent/ only.
@@ -23,7 +23,7 @@ class AskModel:
     """The model step (`loop.ModelStep`): build the request, send it, judge the reply, append it verbatim.
 
     Run twice with the same list, it asks the model twice: nothing but the list remembers the first answer, and
-    in one process there is no crash to come back from (a session's step remembers: `agent/session_steps.py`).
+    in one process there is no crash to come back from (a session's step remembers: `session/steps.py`).
     `known_calls` keeps the list's call ids between turns (a reply may not reuse one); None: a new set, read
     from the list."""
 

@@ -4,7 +4,7 @@ The tools (calendar/tools/) see a calendar only through `Calendar`: who is in it
 of some people in a window, the events in a window, one event as stored, and the three changes
 (create, move, cancel), each keyed by the `tool_use` id of the call it answers so that it happens
 exactly once. The owner's CalDAV server sits behind the same interface (caldav_calendar.py);
-`open_calendar` is the one place that chooses.
+`open_calendar` (calendar/opening.py) is the one place that chooses.
 
 Each change writes its event and its record (calendar/bookings.py) in one transaction, inside the
 `atomic()` block the tool opened for its checks: a crash leaves both or neither.
@@ -112,20 +112,6 @@ class Calendar(Protocol):
     def invitations(self, attendees: Sequence[str]) -> str:
         """For the approval text of a booking: who will be e-mailed an invitation ('' when nobody is)."""
         ...
-
-
-def open_calendar(conn: Connection, *, invites: bool | None = None) -> Calendar:
-    """The calendar the tools use: the owner's CalDAV calendar (calendar/caldav_calendar.py) when a
-    connection is stored (`calendar connect caldav`), else the local SQLite calendar. `invites` False is
-    `--no-invites`. The caldav library is imported only in the first case."""
-    from scheduler_agent.calendar.caldav_connect import load_connection
-
-    connection = load_connection(conn)
-    if connection is None:
-        return SqliteCalendar(conn)
-    from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
-
-    return RemoteCalendar.open(conn, connection, invites)
 
 
 class SqliteCalendar:

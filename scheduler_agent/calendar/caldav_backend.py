@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.caldav_changes import EventChanges, changed_on_server, describe, overlaps
@@ -48,7 +49,6 @@ from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Person
 from scheduler_agent.storage import db
-from scheduler_agent.testing import faults
 
 __all__ = [
     "BusyInterval",

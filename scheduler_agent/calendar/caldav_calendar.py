@@ -25,6 +25,7 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from scheduler_agent.agent import faults
 from scheduler_agent.calendar.backend import Answer, Key, SqliteCalendar, StoredEvent
 from scheduler_agent.calendar.bookings import Booking, booking_for
 from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, written_text
@@ -38,7 +39,6 @@ from scheduler_agent.calendar.slots import Interval
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person, Recurrence
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.testing import faults
 
 __all__ = ["RemoteCalendar"]
 

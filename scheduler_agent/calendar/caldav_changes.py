@@ -10,26 +10,40 @@ changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.caldav_connect import Connection
 from scheduler_agent.calendar.caldav_ics import changed_ics
 from scheduler_agent.calendar.caldav_read import CalDAVReader, href_of
 from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent, Written
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_window
-from scheduler_agent.testing import faults
+from scheduler_agent.storage import db
 
-if TYPE_CHECKING:
-    from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
+
+class ChangingCalendar(Protocol):
+    """What a change needs of the CalDAV calendar (caldav_backend.CalDAVCalendar), which imports this module."""
+
+    conn: db.Connection
+    connection: Connection
+    reader: CalDAVReader
+    now: Callable[[], datetime]
+
+    def made(self, fetched: Fetched, tool_use_id: str) -> Written: ...
+
+    def put(self, href: str, body: str, condition: dict[str, str], doing: str, tool_use_id: str) -> int: ...
+
+    def organizer_email(self) -> str: ...
 
 
 class EventChanges:
     """Move and cancel, on one CalDAVCalendar."""
 
-    def __init__(self, calendar: CalDAVCalendar) -> None:
+    def __init__(self, calendar: ChangingCalendar) -> None:
         self.calendar = calendar
 
     def move(self, tool_use_id: str, event_id: int, new_start: datetime, minutes: int, etag: str | None) -> Written:

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from scheduler_agent.calendar.clock import Clock, parse_pin
-from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.cli.core import group
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.storage.db import Connection, Location
@@ -48,14 +46,6 @@ def for_people(text: str) -> str:
     for model_words, people_words in FOR_PEOPLE.items():
         text = text.replace(model_words, people_words)
     return text
-
-
-def clock_for(conn: Connection, today: str | None) -> Clock:
-    """Real time, or the `--today` pin read as the owner's wall-clock time (ValueError if malformed)."""
-    if today is None:
-        return Clock()
-    day, at = parse_pin(today)
-    return Clock.pinned_at(day, at, get_owner(conn).tz)
 
 
 @contextmanager

@@ -7,16 +7,17 @@ from collections.abc import Sequence
 import click
 
 from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.events import cancel_event
+from scheduler_agent.calendar.opening import open_calendar
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, check_minutes
 from scheduler_agent.calendar.types import CalendarError
-from scheduler_agent.cli.calendar import calendar_session, clock_for, examples, for_people
+from scheduler_agent.cli.calendar import calendar_session, examples, for_people
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import ID, db_option, json_flag, today_option
 from scheduler_agent.cli.terminal import say
+from scheduler_agent.session.clock import clock_for
 from scheduler_agent.storage.db import Location
 
 minutes_option = click.option(

@@ -22,11 +22,12 @@ from scheduler_agent.calendar.types import (
     parse_hours,
 )
 from scheduler_agent.cli.caldav import save_contact
-from scheduler_agent.cli.calendar import calendar_session, clock_for, examples
+from scheduler_agent.cli.calendar import calendar_session, examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import db_option, json_flag, today_option
 from scheduler_agent.cli.person_options import PersonChanges, person_options
 from scheduler_agent.cli.terminal import say
+from scheduler_agent.session.clock import clock_for
 from scheduler_agent.storage.db import Connection, Location, transaction
 
 

@@ -15,9 +15,9 @@ from typing import TextIO
 
 from scheduler_agent.agent.errors import refuse_not_utf8
 from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, TurnStarted
-from scheduler_agent.agent.session import Session
 from scheduler_agent.cli.line_reader import edit_in_editor, read_multi
 from scheduler_agent.cli.render import entry_lines
+from scheduler_agent.session.session import Session
 
 HELP = """Commands:
   /dump     the messages array as it stands, exactly as it will be sent

@@ -15,21 +15,21 @@ import click
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, Report, StreamedText
 from scheduler_agent.calendar.people import get_owner
-from scheduler_agent.cli.calendar import clock_for
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.database import connect
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, json_flag
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
 from scheduler_agent.cli.run_options import RunOptions, TurnOptions, option_option, run_options, turn_options
+from scheduler_agent.session.clock import clock_for
 from scheduler_agent.storage.db import Connection, Location
 
 if TYPE_CHECKING:
     from anthropic import Anthropic
 
-    from scheduler_agent.agent.session import Session, Settings
     from scheduler_agent.calendar.clock import Clock
     from scheduler_agent.playback.record import Recorder
+    from scheduler_agent.session.session import Session, Settings
 
 
 class Listeners(list[Report]):
@@ -154,10 +154,10 @@ class Opening:
 
 def open_session(opening: Opening, settings: Settings, report: Listeners) -> Session:
     """A live session: the SDK as the person configured it, a new or a stored conversation."""
-    from scheduler_agent.agent.approval import BOOKINGS, ask_on
     from scheduler_agent.agent.errors import ModelRequestFailed
-    from scheduler_agent.agent.session import Session
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
+    from scheduler_agent.session.approval import BOOKINGS, ask_on
+    from scheduler_agent.session.session import Session
     from scheduler_agent.storage import conversations
 
     cid = opening.cid
@@ -189,7 +189,7 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if cid is not None:
         session = Session.stored(conn, cid, send, settings, streamed, clock, decide, approved)
         if opening.resuming:
-            from scheduler_agent.agent.resuming import resumable
+            from scheduler_agent.session.resuming import resumable
 
             resumable(session.messages, cid)
     else:
@@ -283,7 +283,7 @@ def ask_command(run: RunOptions, turn: TurnOptions, text: str | None, as_json: b
         report.append(summary)
     session: Session | None = None
     try:
-        from scheduler_agent.agent.session import refuse_empty, refuse_small_budget
+        from scheduler_agent.session.session import refuse_empty, refuse_small_budget
 
         refuse_empty(text)  # before a conversation is stored for it
         session = open_session(opening, settings, report)
@@ -317,7 +317,7 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     log = UsageLog()
     report.append(log)
     session = open_session(opening_of(run, turn), settings, report)
-    from scheduler_agent.agent.session import refuse_small_budget
+    from scheduler_agent.session.session import refuse_small_budget
 
     refuse_small_budget(session)
     if sys.stdin.isatty():
@@ -362,7 +362,7 @@ def resume_command(cid: int, run: RunOptions, options: tuple[tuple[str, Any], ..
 
 def settings_of(run: RunOptions, turn: TurnOptions) -> Settings:
     from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS
-    from scheduler_agent.agent.session import Settings
+    from scheduler_agent.session.session import Settings
 
     options = dict(turn.options)
     return Settings(

@@ -1,7 +1,7 @@
 """`scheduler-agent mcp`: serve the calendar tools to an MCP client (Claude Code, Claude Desktop, ...).
 
 Over stdio by default: stdout then carries nothing but the protocol, and every notice goes to stderr.
-The SDK is imported only when the command runs (cli/mcp_server/).
+The SDK is imported only when the command runs (mcp_server/).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from scheduler_agent.cli.options import db_option, today_option
 from scheduler_agent.storage.db import Location
 
 if TYPE_CHECKING:
-    from scheduler_agent.cli.mcp_server.calls import Serving
+    from scheduler_agent.mcp_server.calls import Serving
 
 
 @command(
@@ -59,14 +59,14 @@ def mcp_command(
     no_invites: bool,
 ) -> None:
     """Serve the calendar tools over MCP: stdio by default, or Streamable HTTP with --http."""
-    from scheduler_agent.cli.mcp_server.calls import Serving
+    from scheduler_agent.mcp_server.calls import Serving
 
     endpoint = _endpoint(address, token_env)
     serving = Serving.started_with(db, today, yes, yes_cancel, False if no_invites else None)
     remote = _check_calendar(serving)
 
     try:
-        from scheduler_agent.cli.mcp_server.server import build
+        from scheduler_agent.mcp_server.server import build
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
             raise
@@ -78,7 +78,7 @@ def mcp_command(
     if endpoint is None:
         app.run("stdio")
         return
-    from scheduler_agent.cli.mcp_server.http import serve
+    from scheduler_agent.mcp_server.http import serve
 
     serve(app, *endpoint)
 

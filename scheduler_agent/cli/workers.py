@@ -94,8 +94,8 @@ def _submit(
     options: tuple[tuple[str, Any], ...] = (),
 ) -> int:
     from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS
-    from scheduler_agent.agent.session import Settings
-    from scheduler_agent.cli.calendar import clock_for
+    from scheduler_agent.session.clock import clock_for
+    from scheduler_agent.session.session import Settings
     from scheduler_agent.workers.submission import submit_turn
 
     conn = _connect(db)
@@ -188,9 +188,9 @@ def worker_command(
     """Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round."""
     from scheduler_agent.agent.errors import ModelRequestFailed
     from scheduler_agent.agent.request import DEFAULT_MODEL
-    from scheduler_agent.agent.session import Settings
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
     from scheduler_agent.cli.live import has_credentials
+    from scheduler_agent.session.session import Settings
     from scheduler_agent.workers.worker import Worker, WorkerConfig
 
     _connect(db, creates=True).close()  # the database opens (and is migrated) before any slot starts

@@ -227,7 +227,7 @@ class IncrementalChecker:
 
     `fingerprint(messages, index)` is how the previous last entry is compared by value: any text that
     differs when the entry does (default: its JSON, keys sorted). A session passes the text it already
-    keeps of each entry (agent/entry_texts.py), so the comparison encodes nothing again.
+    keeps of each entry (session/entry_texts.py), so the comparison encodes nothing again.
     """
 
     def __init__(self, fingerprint: Callable[[Sequence[Any], int], str | None] | None = None) -> None:

@@ -18,7 +18,6 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from scheduler_agent.agent.events import ignore
-from scheduler_agent.agent.session import Session
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.fixtures import demo_fixture
@@ -26,6 +25,7 @@ from scheduler_agent.lessons.catalogue import cassettes_dir
 from scheduler_agent.lessons.scripts import LESSONS, Lesson
 from scheduler_agent.playback import vcr_cassette as cassette
 from scheduler_agent.playback.replay import PLACEHOLDER_KEY, Replayed, calendar_from, run_inputs, settings_of
+from scheduler_agent.session.session import Session
 from scheduler_agent.testing.scripted_server import ScriptedServer
 
 

@@ -176,7 +176,7 @@ LESSONS: dict[str, Lesson] = {
             "Every attempt gets 529 until the SDK's retries run out: the turn stops with exit 5 and one line. "
             "The stored list is valid (it ends with the user's turn, waiting), so `scheduler-agent resume ID` "
             "sends it again, and the conversation's retries-exhausted counter is 1. See Session._run in "
-            "agent/session.py."
+            "session/session.py."
         ),
         recordable=False,
         inputs=[CANONICAL],

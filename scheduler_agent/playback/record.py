@@ -24,7 +24,7 @@ from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.playback import vcr_cassette as cassette
 
 if TYPE_CHECKING:
-    from scheduler_agent.agent.session import Session
+    from scheduler_agent.session.session import Session
 
 
 SNAPSHOT_WEEKS_BEFORE, SNAPSHOT_WEEKS_AFTER = 1, 12

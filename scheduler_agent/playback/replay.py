@@ -12,11 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scheduler_agent.agent.approval import Decide, from_answers
 from scheduler_agent.agent.errors import ModelUnavailable
 from scheduler_agent.agent.events import Report, StreamedText, TurnOutcome
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.client import ModelAPI, make_client
 from scheduler_agent.calendar.clock import Clock, parse_pin
@@ -24,6 +22,8 @@ from scheduler_agent.calendar.fixtures import load_fixture
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.playback import vcr_cassette as cassette
 from scheduler_agent.playback.cassette_file import read_setup
+from scheduler_agent.session.approval import Decide, from_answers
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import db
 from scheduler_agent.storage.dialect import Connection
 

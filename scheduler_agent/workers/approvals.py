@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scheduler_agent.agent.approval import Decide, Decision
 from scheduler_agent.agent.errors import AgentError, InputError
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.session.approval import Decide, Decision
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workers import queue

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from scheduler_agent.agent.events import Event
-from scheduler_agent.agent.session import Session, Settings, refuse_empty
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.people import get_owner
+from scheduler_agent.session.session import Session, Settings, refuse_empty
 from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workers import queue
 

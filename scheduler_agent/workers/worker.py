@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, RoundAnswered, TurnEnded
 from scheduler_agent.agent.loop import Send, tool_uses
-from scheduler_agent.agent.session import Session, Settings
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import conversation_state
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, lease
 from scheduler_agent.storage.conversations import Context
 from scheduler_agent.storage.dialect import Connection

@@ -6,13 +6,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Calendar, Key
 from scheduler_agent.calendar.bookings import Booking, input_hash
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.storage.dialect import BookedTimeTaken
-from scheduler_agent.testing import faults
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.calendar.backend import Key
 from scheduler_agent.calendar.bookings import Booking
@@ -16,7 +17,6 @@ from scheduler_agent.calendar.tools.base import Context, change_once
 from scheduler_agent.calendar.tools.inputs import attendees_of, people_text, quoted
 from scheduler_agent.calendar.tools.target import target_of
 from scheduler_agent.calendar.types import Event, Person
-from scheduler_agent.testing import faults
 
 NAME = "cancel_event"
 

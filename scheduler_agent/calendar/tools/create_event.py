@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Key
@@ -33,7 +34,6 @@ from scheduler_agent.calendar.tools.inputs import (
     resolve_group,
 )
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person
-from scheduler_agent.testing import faults
 
 NAME = "create_event"
 

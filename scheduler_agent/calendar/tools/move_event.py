@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Key
@@ -16,7 +17,6 @@ from scheduler_agent.calendar.tools.create_event import check_not_past, check_sl
 from scheduler_agent.calendar.tools.inputs import attendees_of, check_minutes, parse_start, people_text, quoted
 from scheduler_agent.calendar.tools.target import Target, target_of
 from scheduler_agent.calendar.types import Event, Person
-from scheduler_agent.testing import faults
 
 NAME = "move_event"
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scheduler_agent.agent.checked_request import RequestBuilder
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.events import Report, RoundAnswered, TurnOutcome
 from scheduler_agent.agent.loop import Build, Send
 from scheduler_agent.agent.replies import CallIds
-from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.steps import AnswerCalls, AskModel
 from scheduler_agent.agent.toolbox import Toolbox
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.session.checked_request import RequestBuilder
+from scheduler_agent.session.store import SessionStore
 from scheduler_agent.storage.conversations import Reply
-from scheduler_agent.testing import faults
 
 Sync = Callable[[Reply | None], None]  # store what changed in the session's list, and a reply's row beside it
 

@@ -8,7 +8,7 @@ from mcp.server.mcpserver import MCPServer
 
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.prefs import preferences_block
-from scheduler_agent.cli.mcp_server.calls import Serving
+from scheduler_agent.mcp_server.calls import Serving
 from scheduler_agent.storage.db import open_db
 
 PEOPLE = "scheduler://people"
@@ -72,8 +72,8 @@ def preferences_text(serving: Serving) -> str:
 
 
 def system_text(serving: Serving) -> str:
-    from scheduler_agent.agent.session import system_prompt
-    from scheduler_agent.cli.calendar import clock_for
+    from scheduler_agent.session.clock import clock_for
+    from scheduler_agent.session.session import system_prompt
 
     conn = open_db(serving.db)
     try:

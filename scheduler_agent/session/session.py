@@ -1,13 +1,13 @@
 """A conversation around the loop: its list, what else the API sees, the checks and the store.
 
-`run_turn` (agent/loop.py) is the agent. A Session gives it its two steps (session_steps.py): a model
+`run_turn` (agent/loop.py) is the agent. A Session gives it its two steps (steps.py): a model
 step whose request builder checks the list's grammar before every request and which stores each reply
 as it arrives, and a tool round that runs the calendar's tools and stores each round. The list stays a
 plain `list` of dicts, in `session.messages`, for anyone to read.
 
 The pieces beside this module: checked_request.py (the check, the budget, the body and its size),
-session_store.py (the conversation's rows), session_events.py (what it does with the loop's events),
-session_lease.py (one process at a time), resuming.py.
+store.py (the conversation's rows), listener.py (what it does with the loop's events),
+lease.py (one process at a time), resuming.py.
 """
 
 from __future__ import annotations
@@ -19,28 +19,28 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from scheduler_agent.agent.approval import ApprovingToolbox, Decide
-from scheduler_agent.agent.checked_request import RequestBuilder, repair_advice
-from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.errors import BudgetTooSmall, InputError, ModelUnavailable
 from scheduler_agent.agent.events import Report, TurnOutcome, TurnStarted
 from scheduler_agent.agent.loop import Send, add_user_text, iterations_in_turn, run_turn
-from scheduler_agent.agent.prompt_loader import render
 from scheduler_agent.agent.replies import CallIds
 from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS
-from scheduler_agent.agent.resuming import resumable, resumed_outcome
-from scheduler_agent.agent.session_events import SessionListener
-from scheduler_agent.agent.session_lease import SessionLease
-from scheduler_agent.agent.session_steps import StoredModelStep, StoredToolRound
-from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, Toolbox
 from scheduler_agent.agent.trim import smallest_budget
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.clock import Clock
+from scheduler_agent.calendar.opening import open_calendar
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.prefs import preferences_block
 from scheduler_agent.calendar.tools import CalendarTools
+from scheduler_agent.session.approval import ApprovingToolbox, Decide
+from scheduler_agent.session.checked_request import RequestBuilder, repair_advice
+from scheduler_agent.session.entry_texts import EntryTexts
+from scheduler_agent.session.lease import SessionLease
+from scheduler_agent.session.listener import SessionListener
+from scheduler_agent.session.prompt_loader import render
+from scheduler_agent.session.resuming import resumable, resumed_outcome
+from scheduler_agent.session.steps import StoredModelStep, StoredToolRound
+from scheduler_agent.session.store import SessionStore
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Context, Reply
 from scheduler_agent.storage.dialect import Connection

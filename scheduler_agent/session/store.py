@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.session.entry_texts import EntryTexts
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Context, Counter, Journal, Reply, Stop
 from scheduler_agent.storage.db import transaction
@@ -20,7 +20,7 @@ class SessionStore:
     """The stored side of one session: its id (None until stored), its journal, the rows beside the list."""
 
     def __init__(self, conn: Connection, cid: int | None, messages: list[JSON], texts: EntryTexts) -> None:
-        """`texts`: the list's entry texts, shared with the request builder (agent/entry_texts.py)."""
+        """`texts`: the list's entry texts, shared with the request builder (session/entry_texts.py)."""
         self.conn, self.cid, self.texts = conn, cid, texts
         self.journal = Journal(conn, cid, messages) if cid is not None else None
         self.pending: tuple[str, str | None] | None = None  # set by Session.store(): (started_on, clock pin)

@@ -1,7 +1,7 @@
 """The request a session sends: the grammar check first, then the context budget, then the body and its size.
 
 A list the API would reject is never sent. The check is incremental (only what was added since the
-last request is examined) and the size is kept by entry (agent/sizes.py), so building a request costs
+last request is examined) and the size is kept by entry (session/sizes.py), so building a request costs
 the same at 10 entries and at 10,000.
 """
 
@@ -11,14 +11,14 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from scheduler_agent.agent.entry_texts import EntryTexts
 from scheduler_agent.agent.events import GrammarWarning, Report
 from scheduler_agent.agent.growth import SentList
 from scheduler_agent.agent.request import Request, build_request, encode, encode_text
-from scheduler_agent.agent.sizes import RequestSizes
 from scheduler_agent.agent.trim import TRIMS, estimate_tokens
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import GrammarError, IncrementalChecker, check
+from scheduler_agent.session.entry_texts import EntryTexts
+from scheduler_agent.session.sizes import RequestSizes
 from scheduler_agent.storage.conversations import Context
 
 
@@ -26,7 +26,7 @@ class RequestBuilder:
     """Builds each iteration's request; keeps what the check and the size need between iterations.
 
     `budget` / `trim`: Settings.context_budget and Settings.trim; `strict`: refuse warnings too; `texts`:
-    the list's entry texts, shared with the store (agent/entry_texts.py)."""
+    the list's entry texts, shared with the store (session/entry_texts.py)."""
 
     def __init__(self, report: Report, budget: int | None, trim: str, strict: bool, texts: EntryTexts) -> None:
         self.report, self.budget, self.trim, self.strict, self.texts = report, budget, trim, strict, texts

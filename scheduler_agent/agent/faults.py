@@ -18,8 +18,8 @@ both do nothing unless a test set the environment variables below.
 
 Points in the code:
 - `after_assistant_stored`, `after_results_stored` (reach): in the session's steps, see
-  `agent/session_steps.py`; `between_calls` (reach) and `waiting_for_model` (reach_later): in its
-  listener, `agent/session_events.py`.
+  `session/steps.py`; `between_calls` (reach) and `waiting_for_model` (reach_later): in its
+  listener, `session/listener.py`.
 - `after_calendar_write` (reach): a change (`create_event`, `move_event`, `cancel_event`) has
   committed the event and its bookings record, and has not returned its result yet.
 - `between_check_and_insert` (pause): inside a change's transaction, holding the write lock,

@@ -27,8 +27,8 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from scheduler_agent.cli.mcp_server import calls, resources
-from scheduler_agent.cli.mcp_server.calls import Serving, Verdict
+from scheduler_agent.mcp_server import calls, resources
+from scheduler_agent.mcp_server.calls import Serving, Verdict
 
 INSTRUCTIONS = (
     "The calendar tools of scheduler-agent: find free time with find_free_slots, look with list_events, then "

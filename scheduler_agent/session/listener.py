@@ -1,13 +1,13 @@
 """What a session does with the loop's events before the person hears of them.
 
 What the list gained is already stored when its event comes: the session's steps store it first
-(agent/session_steps.py). Here: the lease renewed before each wait, the request's size (for its reply's
+(session/steps.py). Here: the lease renewed before each wait, the request's size (for its reply's
 row), the counters, and how the turn ended.
 """
 
 from __future__ import annotations
 
-from scheduler_agent.agent.checked_request import RequestBuilder
+from scheduler_agent.agent import faults
 from scheduler_agent.agent.events import (
     Event,
     Report,
@@ -18,12 +18,12 @@ from scheduler_agent.agent.events import (
     TurnEnded,
 )
 from scheduler_agent.agent.loop import tool_uses
-from scheduler_agent.agent.resuming import resumed_outcome
-from scheduler_agent.agent.session_lease import SessionLease
-from scheduler_agent.agent.session_store import SessionStore
 from scheduler_agent.agent.toolbox import CallStatus
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.testing import faults
+from scheduler_agent.session.checked_request import RequestBuilder
+from scheduler_agent.session.lease import SessionLease
+from scheduler_agent.session.resuming import resumed_outcome
+from scheduler_agent.session.store import SessionStore
 
 
 class SessionListener:

@@ -19,15 +19,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_agent.agent.approval import BOOKINGS, Decision, refusal_text
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, ToolError, run_call, schema_problems
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.calendar.backend import open_calendar
 from scheduler_agent.calendar.bookings import input_hash
+from scheduler_agent.calendar.opening import open_calendar
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.tools import DEFAULT_MINUTES, CalendarTools, tool_definitions
 from scheduler_agent.calendar.tools.inputs import resolve_group
+from scheduler_agent.session.approval import BOOKINGS, Decision, refusal_text
 from scheduler_agent.storage.db import Location, open_db
 
 KEY = "idempotency_key"
@@ -95,7 +95,7 @@ def descriptions() -> dict[str, str]:
 @contextmanager
 def calendar_tools(serving: Serving) -> Iterator[CalendarTools]:
     """The loop's toolbox on a connection of this call's own, closed after it."""
-    from scheduler_agent.cli.calendar import clock_for
+    from scheduler_agent.session.clock import clock_for
 
     conn = open_db(serving.db)
     try:
