@@ -26,6 +26,7 @@ from scheduler_agent.cli.calendar import calendar_session, examples
 from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.options import db_option, json_flag, today_option
 from scheduler_agent.cli.person_options import PersonChanges, person_options
+from scheduler_agent.cli.tables import table
 from scheduler_agent.cli.terminal import say
 from scheduler_agent.session.clock import clock_for
 from scheduler_agent.storage.db import Connection, Location, transaction
@@ -55,10 +56,9 @@ def people_command(db: Location | None, as_json: bool) -> None:
             rows = [{"key": p.key, "name": p.name, "tz": p.tz, "hours": p.hours, "owner": p.is_owner} for p in people]
             click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
             return
-        width = max(len(person.key) for person in people)
-        for person in people:
-            mark = "  (owner)" if person.is_owner else ""
-            say(f"{person.key:<{width}}  {person.name}, {person.schedule}{mark}")
+        lines = [(p.key, f"{p.name}, {p.schedule}{'  (owner)' if p.is_owner else ''}") for p in people]
+        for line in table(lines, "<<", gap="  "):
+            say(line)
 
 
 @command(

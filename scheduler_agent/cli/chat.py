@@ -17,6 +17,7 @@ from scheduler_agent.agent.errors import refuse_not_utf8
 from scheduler_agent.agent.events import Event, ReplyReceived, RequestSent, TurnStarted
 from scheduler_agent.cli.line_reader import edit_in_editor, read_multi
 from scheduler_agent.cli.render import entry_lines
+from scheduler_agent.cli.tables import entry_table, table
 from scheduler_agent.session.session import Session
 
 HELP = """Commands:
@@ -63,22 +64,18 @@ class UsageLog:
         if not self.turns or not self.turns[-1]:
             return "No requests yet in this chat."
         keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-        widths = (8, 7, 10, 11)
-        lines = [
-            f"{'iteration':>9} {'entries':>7} {'input':>8} {'output':>7} {'cache read':>10} {'cache write':>11}  cost"
-        ]
+        rows: list[tuple[str, ...]] = [("iteration", "entries", "input", "output", "cache read", "cache write")]
         totals = dict.fromkeys(keys, 0)
         costs = []
         for number, iteration in enumerate(self.turns[-1], start=1):
             values = [iteration.usage.get(key, 0) for key in keys]
             for key, value in zip(keys, values, strict=True):
                 totals[key] += value
-            cost = price_of(iteration.model, iteration.usage, estimated=self.estimated)
-            costs.append(cost)
-            counts = " ".join(f"{v:>{w},}" for v, w in zip(values, widths, strict=True))
-            lines.append(f"{number:>9} {iteration.entries:>7} {counts}  {cost.text()}")
-        counts = " ".join(f"{totals[k]:>{w},}" for k, w in zip(keys, widths, strict=True))
-        lines.append(f"{'turn':>9} {'':>7} {counts}  {total(costs).text()}")
+            costs.append(price_of(iteration.model, iteration.usage, estimated=self.estimated))
+            rows.append((str(number), str(iteration.entries), *(f"{value:,}" for value in values)))
+        rows.append(("turn", "", *(f"{totals[key]:,}" for key in keys)))
+        cost_column = ["cost", *(cost.text() for cost in costs), total(costs).text()]
+        lines = [f"{line}  {cost}" for line, cost in zip(table(rows, ">>>>>>"), cost_column, strict=True)]
         return "\n".join(lines)
 
 
@@ -174,9 +171,9 @@ class Chat:
         elif name == "/tokens":
             self.out.write(self.usage.table() + "\n")
         elif name == "/history":
-            for position, entry in enumerate(self.session.messages):
-                for line in entry_lines(entry):
-                    self.out.write(f"[{position}] {entry['role']:9} {line}\n")
+            messages = self.session.messages
+            rows = ((n, entry["role"], line) for n, entry in enumerate(messages) for line in entry_lines(entry))
+            self.out.writelines(f"{line}\n" for line in entry_table(rows))
             if not self.session.messages:
                 self.out.write("Nothing yet.\n")
         elif name == "/new":

@@ -19,6 +19,7 @@ from scheduler_agent.cli.core import argument, command, entries, examples, group
 from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import ID, db_option, html_option, json_flag
+from scheduler_agent.cli.tables import entry_table, table
 from scheduler_agent.cli.terminal import say
 from scheduler_agent.storage import listing
 from scheduler_agent.storage.db import Location
@@ -90,9 +91,11 @@ def list_command(
         filtered = query is not None or model is not None or state is not None
         none = "No stored conversations yet: `scheduler-agent ask TEXT` stores one."
         click.echo("No conversation matches." if filtered else none)
-    for row in rows:
-        first = row.first_text if len(row.first_text) <= 60 else row.first_text[:57] + "..."
-        say(f"{row.id:>4}  {row.created_at}  {entries(row.entries):>11}  {row.state:<11}  {first}")
+    cells = [
+        (str(row.id), row.created_at, entries(row.entries), row.state, _shortened(row.first_text, 60)) for row in rows
+    ]
+    for line in table(cells, ">><<<", gap="  ", widths=(4, 0, 11, 11)):
+        say(line)
 
 
 @command(
@@ -144,7 +147,7 @@ def show_command(cid: int | None, db: Location | None, as_json: bool, response: 
         f"interruptions: model retries exhausted {counts['retries_exhausted']} · tools past their deadline "
         f"{counts['tool_deadlines']} · process restarts {counts['restarts']}",
         *cost_lines(replies),
-        *(f"[{n}] {entry['role']:9} {line}" for n, entry in enumerate(messages) for line in entry_lines(entry)),
+        *entry_table((n, entry["role"], line) for n, entry in enumerate(messages) for line in entry_lines(entry)),
         *set_aside_lines(replies),
     ]
     click.echo("\n".join(lines))
@@ -225,3 +228,7 @@ def cost_lines(replies: list[Reply], estimated: bool = False) -> list[str]:
         lines.append(f"  turn {number} ({count}): {usage_line(usage, False)} · {cost.text()}")
     whole = total(costs)
     return [f"cost: {whole.text()} over {len(replies)} replies (prices: {source()})", *lines]
+
+
+def _shortened(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 3] + "..."
