@@ -168,3 +168,28 @@ def test_edit_sends_what_the_editor_wrote(demo_db: Path, tmp_path: Path, monkeyp
     assert code == 0
     assert "you> Find 45 minutes with Omar" in err
     assert server.received[0]["messages"][0]["content"][0]["text"] == "Find 45 minutes with Omar"
+
+
+def test_edit_with_a_failing_editor_sends_nothing_and_says_so(
+    demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "never sent\\n" > "$1"\nexit 3\n')
+    editor.chmod(0o700)
+    monkeypatch.setenv("VISUAL", str(editor))  # click.edit reads $VISUAL before $EDITOR
+    monkeypatch.setenv("EDITOR", "false")
+    with ScriptedServer([]) as server:
+        code, err = drive(session_against(server, demo_db), ["/edit", None])
+    assert code == 0
+    assert f"Nothing sent: {editor}: Editing failed" in err
+    assert server.received == []
+
+
+def test_edit_with_nothing_saved_sends_nothing(demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "true")  # exits at once, the file untouched
+    with ScriptedServer([]) as server:
+        code, err = drive(session_against(server, demo_db), ["/edit", None])
+    assert code == 0
+    assert "Nothing sent: the message was empty." in err
+    assert server.received == []

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -95,13 +92,12 @@ def read_multi(read: Callable[[str], str | None], prompt: str = "... ") -> str |
 
 
 def edit_in_editor(initial: str = "") -> str:
-    """/edit: open $VISUAL or $EDITOR (else vi) on a temporary file; its text when the editor exits 0."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    with tempfile.TemporaryDirectory(prefix="scheduler-agent-edit-") as folder:
-        path = Path(folder) / "message.md"
-        path.write_text(initial, encoding="utf-8")
-        path.chmod(0o600)
-        done = subprocess.run([*shlex.split(editor), str(path)], check=False)
-        if done.returncode != 0:
-            raise OSError(f"the editor ({editor}) exited with {done.returncode}")
-        return path.read_text(encoding="utf-8").strip()
+    """/edit: `click.edit` opens $VISUAL or $EDITOR (else an editor it finds) on a temporary 0600 file; the
+    text written, '' when nothing was saved. An editor that fails is an OSError, said in one line by the chat."""
+    import click
+
+    try:
+        written = click.edit(initial, extension=".md")
+    except click.ClickException as exc:  # the editor could not start, or exited non-zero
+        raise OSError(exc.message) from None
+    return (written or "").strip()
