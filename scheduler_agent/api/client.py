@@ -22,10 +22,8 @@ are assembled as JSON, key order kept: `assemble` below is the SDK's own accumul
 
 from __future__ import annotations
 
-import email.utils
 import gc
 import json
-import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -37,6 +35,7 @@ from scheduler_agent.agent.errors import AgentError, ModelRequestFailed, ModelUn
 from scheduler_agent.agent.events import Retrying
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.api.retry import RETRIED_STATUSES, backoff, retry_after, retryable
 from scheduler_agent.api.sse import IncompleteStream, assemble
 from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS, MAX_RETRY_AFTER_SECONDS
 from scheduler_agent.api.waiting import OnWait, Watch
@@ -88,18 +87,17 @@ def make_client(
 OnText = Callable[[str], None]  # a piece of the reply's text, as it streams in
 OnRetry = Callable[[Retrying], None]  # told before each wait between attempts
 
-_RETRIED_STATUSES = (408, 409, 429)
-
 
 class ModelAPI:
     """`send(request) -> response body`, turning SDK failures into one-line errors for people.
 
     `on_text` hears each text delta of a streamed request (one with `"stream": true`), in order.
 
-    Retries are done here, not by the SDK (the client is used with `max_retries=0`): as many as the
-    client was made with, each announced to `on_retry` before its wait, a `retry-after` obeyed up to
-    MAX_RETRY_AFTER_SECONDS and refused beyond it, and all of it within `timeout` seconds: each
-    attempt's read timeout is what is left of that deadline, and a streamed reply is cut off at it.
+    Retries are done here, not by the SDK (the client is used with `max_retries=0`; the policy is the
+    SDK's own, copied once in api/retry.py, which says why): as many as the client was made with, each
+    announced to `on_retry` before its wait, a `retry-after` obeyed up to MAX_RETRY_AFTER_SECONDS and
+    refused beyond it, and all of it within `timeout` seconds: each attempt's read timeout is what is
+    left of that deadline, and a streamed reply is cut off at it.
     """
 
     def __init__(
@@ -174,16 +172,16 @@ class ModelAPI:
 
     def _wait_before_retry(self, exc: Exception, attempt: int, attempts: int, deadline: Deadline) -> float | None:
         """Seconds to wait before the next attempt, or None when `exc` is not retried (or no attempt is left)."""
-        if attempt >= attempts or not _retryable(exc):
+        if attempt >= attempts or not retryable(exc):
             return None
-        asked = _retry_after(exc)
+        asked = retry_after(exc)
         if asked is not None and asked > self.max_retry_after:
             raise ModelUnavailable(
                 f"The API asked to wait {_duration(asked)} before trying again ({_describe(exc)}); "
                 f"scheduler-agent waits at most {self.max_retry_after:g} s, so it stopped. The conversation is "
                 f"intact: try again after {_clock_after(asked)}."
             ) from exc
-        wait = asked if asked is not None and asked > 0 else _backoff(attempt)
+        wait = asked if asked is not None and asked > 0 else backoff(attempt)
         if wait >= deadline.remaining():
             return None
         return wait
@@ -205,7 +203,7 @@ class ModelAPI:
                         "the conversation is intact, try again later."
                     )
                 return ModelRequestFailed(f"The API stopped the streamed reply ({exc.type}): {_message(exc)}")
-            if exc.status_code >= 500 or exc.status_code in _RETRIED_STATUSES:
+            if exc.status_code >= 500 or exc.status_code in RETRIED_STATUSES:
                 return ModelUnavailable(
                     f"The API is unavailable ({exc.status_code}: {_message(exc)}) {after}; "
                     "the conversation is intact, try again later."
@@ -234,39 +232,6 @@ class TimedOut(ModelUnavailable):
         super().__init__(
             f"The API sent no whole reply {within}; the conversation is intact: try again, or give a longer --timeout."
         )
-
-
-def _retryable(exc: Exception) -> bool:
-    if isinstance(exc, anthropic.APIStatusError):
-        if exc.status_code == 200:
-            return False
-        should = exc.response.headers.get("x-should-retry")
-        if should in ("true", "false"):
-            return should == "true"
-        return exc.status_code >= 500 or exc.status_code in _RETRIED_STATUSES
-    return isinstance(exc, anthropic.APIConnectionError) and not isinstance(exc, anthropic.CredentialsError)
-
-
-def _retry_after(exc: Exception) -> float | None:
-    """The wait the API asked for, in seconds (`retry-after-ms`, `retry-after` in seconds or as a date)."""
-    if not isinstance(exc, anthropic.APIStatusError):
-        return None
-    headers = exc.response.headers
-    try:
-        if headers.get("retry-after-ms"):
-            return float(headers["retry-after-ms"]) / 1000
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        return float(value)
-    except ValueError:
-        parsed = email.utils.parsedate_tz(str(headers.get("retry-after")))
-        return None if parsed is None else float(email.utils.mktime_tz(parsed) - time.time())
-
-
-def _backoff(attempt: int) -> float:
-    """The SDK's own: 0.5 s doubling to 8 s, less up to a quarter at random."""
-    return min(0.5 * 2.0 ** (attempt - 1), 8.0) * (1 - 0.25 * random.random())
 
 
 def _what_failed(exc: Exception) -> tuple[int | None, str]:
