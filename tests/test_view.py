@@ -163,6 +163,25 @@ def test_a_script_in_a_tool_result_and_an_event_title_is_escaped(booked_with_pay
         assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
+def test_markup_anywhere_in_a_trace_is_text_on_the_page_title_notes_prompt_and_tool_names() -> None:
+    trace = from_cassette(lesson_path("forgotten_rule"))
+    trace.title, trace.notes = "<b>title</b>", ["<i>note</i>"]
+    trace.systems = ["<img src=x onerror=alert(1)>"]
+    trace.tools = [[{"name": "<svg onload=alert(2)>"}]]
+    page = build_page(trace)
+    for raw in ("<b>title", "<i>note", "<img src=x", "<svg onload"):
+        assert raw not in page
+    assert "&lt;b&gt;title&lt;/b&gt;" in page
+    assert "&lt;svg onload=alert(2)&gt;" in page
+
+
+def test_the_page_templates_ship_with_the_package() -> None:
+    from importlib import resources
+
+    folder = resources.files("scheduler_agent.view") / "templates"
+    assert sorted(p.name for p in folder.iterdir()) == ["chart.svg", "entries.html", "page.html"]
+
+
 def test_a_page_written_over_a_file_you_have_keeps_that_files_mode(booked_with_payload, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     database, _ = booked_with_payload
     out = tmp_path / "shared.html"
