@@ -45,7 +45,7 @@ def reference_workload() -> float:
 def machine_speed() -> float:
     """`reference_workload` in a fresh interpreter: how fast this machine runs Python right now.
 
-    The 2-core machine the README's table comes from runs it in about 0.5 ms at full speed and in about
+    The 2-core machine docs/speed/results.md comes from runs it in about 0.5 ms at full speed and in about
     0.9 ms when its host slows it down, for seconds to minutes at a time, whatever the load average says, and
     every absolute time moves with it; the suite prints it before and after its rows, so a reader can tell
     which the table's times were taken in. The median of three processes."""

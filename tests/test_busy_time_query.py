@@ -376,10 +376,10 @@ def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_i
     assert "Begins in October (moved before its start)" in [e.title for e in events_for(varied, "priya", *week)]
 
 
-def test_a_dense_series_that_begins_inside_the_horizon_is_still_materialised(tmp_path: Path) -> None:
+def test_a_dense_series_that_begins_inside_the_near_span_is_still_materialised(tmp_path: Path) -> None:
     """The cap on what is materialised counts the occurrences a rule can give from the day it begins, not
-    over the part of the horizon before it: five a day beginning in 100 days gives about 19,600 in the
-    horizon, under the cap of 20,000, though the horizon's 4,384 days hold 21,900."""
+    over the part of the span before it: thirty a day beginning in 100 days gives about 9,000 in the near
+    span, under the cap of 20,000, though the span's 766 days hold 22,980."""
     from scheduler_agent.calendar import events
 
     conn = db.connect(tmp_path / "cal.db")
@@ -388,22 +388,73 @@ def test_a_dense_series_that_begins_inside_the_horizon_is_still_materialised(tmp
     first = written + timedelta(days=100)
     event = add_event(
         conn,
-        "Hourly",
+        "Half-hourly",
         first,
         first + timedelta(minutes=10),
         ["you"],
         tz="UTC",
-        recurrence=Recurrence("FREQ=HOURLY;BYHOUR=8,10,12,14,16"),
+        recurrence=Recurrence("FREQ=HOURLY;BYHOUR=6,7,8,9,10,11,12,13,14,15,16,17,18,19,20;BYMINUTE=0,30"),
     )
     components, zone, day_zone = conn.execute(
         "SELECT components, zone, day_zone FROM event_series WHERE event_id = ?", (event.id,)
     ).fetchone()
     store_series(conn, event.id, components, zone, day_zone, now=written)
     stored = conn.execute("SELECT count(*) FROM occurrences WHERE event_id = ?", (event.id,)).fetchone()[0]
-    assert 19_000 < stored < 20_000
+    assert 8_500 < stored < 20_000
     day = (first + timedelta(days=30), first + timedelta(days=31))
     assert conn.execute(events._LIVE, {"person": "you", **events._window(conn, *day)}).fetchall() == []
-    assert [e.title for e in events_for(conn, "you", *day)].count("Hourly") == 5
+    assert [e.title for e in events_for(conn, "you", *day)].count("Half-hourly") == 30
+
+
+def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialises_what_it_reaches(
+    varied: sqlite3.Connection,
+) -> None:
+    """Writing a series materialises about a year ahead, not the ten a search may reach; a search past that
+    extends the near span or makes a far one (moved when a search goes elsewhere), once, for every series, and
+    every answer on the way is the plain expansion's, with no occurrence stored twice."""
+    from scheduler_agent.calendar import events, series
+
+    written = datetime(2026, 9, 1, tzinfo=UTC)
+    for event_id, components, zone, day_zone in varied.execute(
+        "SELECT event_id, components, zone, day_zone FROM event_series"
+    ).fetchall():
+        store_series(varied, event_id, components, zone, day_zone, now=written)
+    latest = varied.execute("SELECT max(start_utc) FROM occurrences").fetchone()[0]
+    assert from_utc_text(latest) < written + timedelta(days=410)  # the write stops at the near span
+    people = ["you", *(person.key for person in list_people(varied))]
+    week = timedelta(days=7)
+    mondays = [
+        datetime(2031, 3, 3, tzinfo=UTC),  # far ahead: a far span of its own
+        datetime(2031, 3, 10, tzinfo=UTC),  # inside it
+        datetime(2031, 5, 26, tzinfo=UTC),  # just past it: the far span extended
+        datetime(2036, 8, 25, tzinfo=UTC),  # ten years ahead: the far span moves there
+        datetime(2027, 10, 4, tzinfo=UTC),  # just past the near span (2027-10-06): the near span extended
+        datetime(2028, 3, 27, tzinfo=UTC),  # and again
+        datetime(2036, 9, 1, tzinfo=UTC),  # back to the far span
+        datetime(2031, 3, 3, tzinfo=UTC),  # and it moves back
+        datetime(2045, 3, 6, tzinfo=UTC),  # the series that begins in 2045
+    ]
+    reached = 0
+    for monday in mondays:
+        window = (monday, monday + week)
+        stale = varied.execute(series._UNCOVERED, events._window(varied, *window)).fetchall()
+        reached += len(stale)
+        for person in people:
+            assert events_for(varied, person, *window) == plain_events_for(varied, person, *window), (person, monday)
+            args = {"person": person, **events._window(varied, *window)}
+            assert varied.execute(events._LIVE, args).fetchall() == [], (person, monday)  # read from the index
+        found = busy_for(varied, people, *window)
+        for person in people:
+            expected = [(e.id, e.start, e.end) for e in plain_events_for(varied, person, *window)]
+            assert found[person] == expected, (person, monday)
+        for row in stale:  # a search that read the spans before this one moved them changes nothing
+            series._extend(
+                varied, row, from_utc_text(events._window(varied, *window)["occurrence_lower"]), monday + week
+            )
+        twice = "SELECT event_id, start_utc FROM occurrences GROUP BY event_id, start_utc HAVING count(*) > 1"
+        assert varied.execute(twice).fetchall() == [], monday
+    assert_bounds_hold(varied)
+    assert reached > 10  # the stale rows above were the spans' before a search moved them
 
 
 def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:

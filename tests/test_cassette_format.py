@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from scheduler_agent.grammar.jsondiff import first_difference
-from scheduler_agent.playback.cassette_file import ReadableYaml
+from scheduler_agent.playback.cassette_file import METADATA_KEY, ReadableYaml
 
 
 @pytest.mark.parametrize(
@@ -53,3 +55,18 @@ def test_json_bodies_are_stored_as_yaml_structures_and_come_back_equal() -> None
     assert json.loads(back["request"]["body"]) == body
     assert json.loads(back["response"]["body"]["string"]) == reply
     assert list(json.loads(back["response"]["body"]["string"])) == ["id", "content"]  # key order kept
+
+
+def test_the_header_sends_a_reader_to_the_docs_page_that_explains_cassettes() -> None:
+    """The line a cassette's header ends with names a page of the site and a heading on it; every committed
+    cassette carries the line the authoring code writes now."""
+    root = Path(__file__).resolve().parent.parent
+    setup = {"title": "T", "kind": "scripted", "how": "by hand"}
+    written = ReadableYaml.serialize({"metadata": {METADATA_KEY: setup}, "interactions": []})
+    replay = next(line for line in written.splitlines() if line.startswith("# Replay:"))
+    named = re.search(r"see (docs/[\w/-]+\.md), '([^']+)'", replay)
+    assert named is not None, replay
+    page = (root / named[1]).read_text()
+    assert f"\n## {named[2]}\n" in page
+    for cassette in sorted((root / "cassettes").glob("*.yaml")):
+        assert replay in cassette.read_text().splitlines(), cassette.name

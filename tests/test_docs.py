@@ -127,6 +127,21 @@ def test_the_readme_links_to_files_that_exist() -> None:
     assert [link for link in local if not (ROOT / link).exists()] == []
 
 
+def test_no_code_sends_a_reader_to_a_readme_section() -> None:
+    """The README is a short front door: what the code's comments cite ("README: Speed", "README, 'Cassettes'")
+    now lives on the site, and a comment names the page (docs/speed/index.md, docs/lessons.md, ...)."""
+    cited = re.compile(r"README(?:'s)?[,:]? ['\"]?[A-Z]")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("scheduler_agent", "benchmarks", "cassettes")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in (".py", ".yaml")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if cited.search(line)
+    ]
+    assert found == []
+
+
 def test_the_api_page_names_every_public_name() -> None:
     import scheduler_agent
 

@@ -12,7 +12,8 @@ import pytest
 from scheduler_agent.calendar import events
 from scheduler_agent.calendar.events import add_event, events_for
 from scheduler_agent.calendar.fixtures import demo_fixture, load_fixture, seed_demo
-from scheduler_agent.calendar.types import Recurrence
+from scheduler_agent.calendar.recurrence import digest, series_text
+from scheduler_agent.calendar.types import Recurrence, to_utc_text
 from scheduler_agent.storage import db, migrations
 from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.storage.migrations import HEAD
@@ -97,7 +98,23 @@ def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_event
     old = demo_before("m035_length_indexes", path)
     at = datetime(2026, 9, 1, 9, tzinfo=UTC)
     add_event(old, "Four days", at, at + timedelta(days=4), ["priya"])
-    add_event(old, "Daily", at, at + timedelta(hours=2), ["priya"], tz="UTC", recurrence=Recurrence("FREQ=DAILY"))
+    # A daily series as that version stored it (today's writer also fills columns later revisions added):
+    # its row, its components, and one materialised occurrence (of which m035's index reads the length).
+    daily = (at, at + timedelta(hours=2))
+    text = series_text(daily, "UTC", Recurrence("FREQ=DAILY"), "Daily")
+    event_id = old.execute(
+        "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES ('Daily', ?, ?, 'UTC', 'FREQ=DAILY')",
+        tuple(map(to_utc_text, daily)),
+    ).lastrowid
+    old.execute("INSERT INTO event_attendees (event_id, person_key) VALUES (?, 'priya')", (event_id,))
+    old.execute(
+        "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (?, ?, ?, 'UTC', 'UTC')",
+        (event_id, text, digest(text, "UTC", "UTC")),
+    )
+    old.execute(
+        "INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (?, ?, ?, 'Daily')",
+        (event_id, *map(to_utc_text, daily)),
+    )
     assert old.execute("SELECT seconds FROM length_bounds WHERE what = 'event'").fetchone()[0] == 4 * 86400
     old.close()
 

@@ -48,6 +48,21 @@ def test_a_request_joined_from_kept_texts_is_the_bytes_of_its_plain_encoding() -
     assert encode(changed) == encode(dict(changed))
 
 
+@pytest.mark.parametrize("count", [0, 1, 2, 7])
+@pytest.mark.parametrize("where", ["first", "between", "last"])
+def test_the_joined_body_has_the_fields_around_the_list_in_their_order(count: int, where: str) -> None:
+    """The list joined with the fields before it and after it: any length (none, one entry), wherever the
+    list stands among the body's keys, entries whose text is not known (None) encoded on the spot."""
+    messages = odd_entries()[:count]
+    known = [encode_text(entry) if number % 2 else None for number, entry in enumerate(messages)]
+    fields: dict[str, Any] = {"model": "m", "max_tokens": 5, "stream": False}
+    keys = list(fields)
+    keys.insert({"first": 0, "between": 1, "last": 3}[where], "messages")
+    body = {key: messages if key == "messages" else fields[key] for key in keys}
+    request = Request(body, lambda listed: known if listed is messages else None)
+    assert encode(request) == json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def test_a_list_that_is_not_the_one_kept_is_encoded_from_its_entries() -> None:
     messages = odd_entries()
     texts = EntryTexts()

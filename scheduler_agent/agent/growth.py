@@ -33,7 +33,7 @@ class SentList:
     A request holds a copy, so that whoever keeps it (a listener keeping every `RequestSent`, a reader
     keeping `request["messages"]`) keeps the array as it was sent. Copying 10,000 entries, and freeing
     the last request's copy, writes to the reference count of every entry object: 0.1-0.16 ms an
-    iteration here (README, Speed). So `of(messages)` brings the last copy it made up to date in place,
+    iteration here (docs/design.md, "Requests"). So `of(messages)` brings the last copy it made up to date in place,
     from `read_from`'s answer, when nothing but this object refers to that copy any longer (the last
     request and its list were let go by everyone: then no one can see it change), and makes a new copy
     otherwise. Whether anything else refers to it is CPython's reference count, compared with the count of

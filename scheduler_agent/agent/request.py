@@ -81,15 +81,28 @@ def encode(body: JSON) -> bytes:
     """The body as bytes on the wire (compact JSON, UTF-8): what is sent, and what a request's size is measured on.
 
     A `Request` whose entries' texts are known has them joined into the list, not encoded again: the
-    same bytes (tests/test_request_wire.py), at a join's cost instead of an encoding's."""
+    same bytes (tests/test_request_wire.py), at a join's cost instead of an encoding's. The body is written
+    by one join of the entries' texts, the fields before and after the list joined onto the first and the
+    last: at 10,000 entries the body is megabytes, and each whole copy of it (joining the list, then the
+    fields around it) cost as much as the join."""
     texts = body.texts(body["messages"]) if type(body) is Request else None
     if texts is None:
         return encode_text(body).encode()
-    fields = (
-        f"{encode_text(key)}:{_joined(value, texts) if key == 'messages' else encode_text(value)}"
-        for key, value in body.items()
-    )
-    return ("{" + ",".join(fields) + "}").encode()
+    before: list[str] = []  # the fields before the list, then (once it is passed) those after it
+    after: list[str] = []
+    entries: list[str] | None = None
+    for key, value in body.items():
+        if key == "messages":
+            entries = [encode_text(entry) if text is None else text for entry, text in zip(value, texts, strict=True)]
+        else:
+            (before if entries is None else after).append(f"{encode_text(key)}:{encode_text(value)}")
+    head = "{" + "".join(f"{field}," for field in before) + '"messages":['
+    tail = "]" + "".join(f",{field}" for field in after) + "}"
+    if not entries:
+        return (head + tail).encode()
+    entries[0] = head + entries[0]
+    entries[-1] += tail
+    return ",".join(entries).encode()
 
 
 Texts = Callable[[Sequence[Any]], Sequence[str | None] | None]  # the list's entries as texts, if known
@@ -132,12 +145,6 @@ def framed_size(role: str, content: str) -> int:
 def utf8_length(text: str) -> int:
     """`len(text.encode())`, without making the bytes of a text that is ASCII (most are)."""
     return len(text) if text.isascii() else len(text.encode())
-
-
-def _joined(messages: Sequence[Any], written: Sequence[str | None]) -> str:
-    """`encode_text(list(messages))`, from each entry's text where it is known."""
-    pairs = zip(messages, written, strict=True)
-    return "[" + ",".join([encode_text(entry) if text is None else text for entry, text in pairs]) + "]"
 
 
 def entry_text(entry: Any, content: str | None) -> str:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from scheduler_agent.calendar.recurrence import check_rule
-from scheduler_agent.calendar.series import live_occurrences, store_recurrence, store_series
+from scheduler_agent.calendar.series import COVERED, live_occurrences, reach, store_recurrence, store_series
 from scheduler_agent.calendar.types import (
     OWNER_KEY,
     UTC_FORMAT,
@@ -184,9 +184,9 @@ _EVENT_COLUMNS = "e.id, e.title, e.start_utc, e.end_utc, e.tz, e.all_day, e.rrul
 _REPEATS = "(e.rrule IS NOT NULL OR e.rdates <> '')"
 _ATTENDS = "EXISTS (SELECT 1 FROM event_attendees a WHERE a.event_id = e.id AND a.person_key = :person)"
 _KEYS = "(SELECT group_concat(k.person_key, ' ') FROM event_attendees k WHERE k.event_id = e.id)"
-_COVERED = "(s.expanded_from <= :occurrence_lower AND s.expanded_until >= :end)"
+_COVERED = COVERED  # one of the series' materialised spans holds the window (calendar/series.py)
 # Single events by an indexed range on start_utc (bounded below by the longest event), and the materialised
-# occurrences of series whose horizon covers the window, the same way: neither scans the table.
+# occurrences of series whose spans cover the window, the same way: neither scans the table.
 _INDEXED = (
     f"SELECT e.id, e.title, e.start_utc, e.end_utc, 0 AS recurring, {_KEYS} AS keys FROM events e "
     "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
@@ -197,7 +197,7 @@ _INDEXED = (
     "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
     f"AND {_COVERED} AND {_ATTENDS}"
 )
-# Series the horizon does not cover (through the partial index on repeating events): expanded here.
+# Series no span covers (through the partial index on repeating events): expanded here.
 _LIVE = (
     f"SELECT {_EVENT_COLUMNS}, s.components, s.zone, s.day_zone, {_KEYS} AS keys "
     f"FROM events e LEFT JOIN event_series s ON s.event_id = e.id WHERE {_REPEATS} AND e.start_utc < :end "
@@ -234,11 +234,14 @@ def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: 
     check through `busy_for`, which gives the same times.
     """
     args = {"person": person_key, **_window(conn, start_utc, end_utc)}
+    live = reach(conn, args)  # what the spans lack is materialised first, once
+    if live:
+        args = {"person": person_key, **_window(conn, start_utc, end_utc)}
     events = [
         Event(event_id, title, from_utc_text(start), from_utc_text(end), _stored_attendees(keys), bool(recurring))
         for event_id, title, start, end, recurring, keys in conn.execute(_INDEXED, args)
     ]
-    for row in conn.execute(_LIVE, args):
+    for row in conn.execute(_LIVE, args) if live else ():
         attendees = _stored_attendees(row["keys"])
         events += [
             Event(row["id"], occurrence.title, occurrence.start, occurrence.end, attendees, recurring=True)
@@ -285,10 +288,14 @@ def busy_for(
     if not wanted:
         return found
     indexed, live = _busy_queries(len(wanted))
-    args = {**_window(conn, start_utc, end_utc), **{f"p{index}": key for index, key in enumerate(wanted)}}
+    people = {f"p{index}": key for index, key in enumerate(wanted)}
+    args = {**_window(conn, start_utc, end_utc), **people}
+    expand_live = reach(conn, args)  # what the spans lack is materialised first, once
+    if expand_live:
+        args = {**_window(conn, start_utc, end_utc), **people}
     for event_id, start, end, key in conn.execute(indexed, args):
         found[key].append((event_id, from_utc_text(start), from_utc_text(end)))
-    for row in conn.execute(live, args):
+    for row in conn.execute(live, args) if expand_live else ():
         occurrences = [(row["id"], o.start, o.end) for o in live_occurrences(row, start_utc, end_utc)]
         for key in _stored_attendees(row["keys"]):
             if key in found:

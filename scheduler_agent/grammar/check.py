@@ -1,8 +1,8 @@
 """The grammar of the message list: what the API validates, checked before anything is sent.
 
 The message list is the agent's whole state, and it obeys a grammar the API enforces (the rules, each
-with its level and how it was established, are in `rules.py` and `walk.py`; the README's "The grammar
-check" section lists them):
+with its level and how it was established, are in `rules.py` and `walk.py`; docs/message-list.md's
+"The grammar check, and `lint`" lists them):
 
 - every entry is `{"role": "user" | "assistant", "content": ...}` with non-empty content and no empty
   text blocks (a `system` entry with text is accepted by some models: a warning);

@@ -81,7 +81,7 @@ def _header_lines(setup: JSON) -> list[str]:
         return []
     lines = [f"{setup.get('title', 'A scheduler-agent cassette')} ({setup.get('kind', 'untagged')})."]
     lines += textwrap.wrap(f"How it was made: {setup.get('how', 'not recorded')}.", 98)
-    lines.append("Replay: scheduler-agent replay this-file.yaml (see README, 'Cassettes').")
+    lines.append("Replay: scheduler-agent replay this-file.yaml (see docs/lessons.md, 'Cassettes').")
     return lines
 
 

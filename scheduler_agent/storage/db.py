@@ -62,7 +62,8 @@ def _open(path: Path) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")  # no fsync per commit; survives crash and SIGKILL (README: Speed)
+    # No fsync per commit; a commit survives a crash and SIGKILL (docs/design.md, "Storage").
+    conn.execute("PRAGMA synchronous = NORMAL")
     return conn
 
 

@@ -246,6 +246,8 @@ event_series = Table(
     _text("day_zone"),
     _text("expanded_from", nullable=True),
     _text("expanded_until", nullable=True),
+    _text("far_from", nullable=True),
+    _text("far_until", nullable=True),
 )
 
 occurrences = Table(

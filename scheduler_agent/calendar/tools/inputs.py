@@ -111,11 +111,11 @@ def parse_week(text: str, owner: Person, clock: Clock) -> date:
     )
 
 
-SEARCH_YEARS = 10  # find_free_slots searches weeks up to this many years ahead (series are kept this far)
+SEARCH_YEARS = 10  # find_free_slots searches weeks up to this many years ahead (series are materialised on reach)
 
 
 def check_searchable_week(day: date, owner: Person, clock: Clock) -> None:
-    """Refuse a week that begins more than SEARCH_YEARS years after today: its free time is not kept."""
+    """Refuse a week that begins more than SEARCH_YEARS years after today: so distant a date is likely a mistake."""
     today = clock.today(owner.tz)
     last = _years_after(today, SEARCH_YEARS)
     if monday_of(day) > last:
