@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import http_iteration, inputs, loop_rows, process_rows, results, store_rows
+from benchmarks import caldav_sync, http_iteration, inputs, loop_rows, process_rows, results, store_rows
 from benchmarks.common import NEUTRAL_CWD, Row, bench_env, fmt_ms, machine_speed, module_command, print_table
 
 
@@ -59,6 +59,8 @@ FIGURES = (
     "`calendar import` of",
     store_rows.FIGURE,
     "workers (SQLite)",
+    "an empty sync of a connected CalDAV calendar",  # issue 37
+    "the first sync of",
 )
 
 
@@ -126,6 +128,10 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
         ),
         (store_rows.FIGURE, lambda: store_rows.per_iteration_overhead(folder, runs, 5 if runs == 1 else 50)),
         ("workers", lambda: workers_rows(sizes == QUICK)),  # issue 16
+        (  # issue 37: the CalDAV replica
+            caldav_sync.FIGURE,
+            lambda: caldav_sync.rows(folder / "caldav", runs, 10_000 if sizes == FULL else 200),
+        ),
     ]
     for name, make in plan:
         if only and not any(word in name for word in only):

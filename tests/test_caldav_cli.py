@@ -4,6 +4,7 @@ process) against a real Radicale; and that no password reaches any file or outpu
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -93,7 +94,8 @@ def test_connect_lists_chooses_and_backends_checks_each_server(
         f"Connected: calendar 'Work' ({calendar_url(radicale, OWNER_USER, 'work')}) as jordan; the password comes "
         "from the environment variable JORDAN_PASSWORD and is never stored by scheduler-agent."
     )
-    assert "the server e-mails the attendees" in connected.stdout
+    no_scheduling = "Your calendar server does not send invitations (no CalDAV scheduling): tell the attendees."
+    assert f"Invitations: {no_scheduling}" in connected.stdout  # Radicale does no scheduling: asked, and said
 
     backends = cli(db, "backends", env=env)
     assert backends.returncode == 0, backends.stderr
@@ -101,10 +103,14 @@ def test_connect_lists_chooses_and_backends_checks_each_server(
     assert lines[0].startswith("local   SQLite calendar")
     assert lines[0].endswith(": 0 event(s)")
     assert lines[1].startswith("caldav  your calendar 'Work' http://127.0.0.1")
-    assert "password from the environment variable JORDAN_PASSWORD; invitations sent" in lines[1]
-    assert lines[2] == "        answers; 0 event(s) in the next 7 days"
-    assert lines[3].startswith("caldav  priya: http://127.0.0.1")
-    assert "answers; 0 busy interval(s)" in lines[3]
+    assert lines[1].endswith("(password from the environment variable JORDAN_PASSWORD)")
+    assert lines[2].startswith("        Bookings: create_event, move_event and cancel_event write to the server")
+    assert lines[3].startswith("        Local events: your 0 local event(s) stay in the local calendar")
+    assert lines[4] == f"        Invitations: {no_scheduling}"  # as connect said it: the stored answer
+    assert lines[5] == "        answers; synced now: 0 change(s)"
+    assert re.fullmatch(r"        last synced [0-9] s ago \(\S+ \S+ UTC\)", lines[6])
+    assert lines[7].startswith("caldav  priya: http://127.0.0.1")
+    assert "answers; 0 busy interval(s)" in lines[7]
 
     again = cli(db, "connect", "--list", env=env)  # the stored connection
     assert again.returncode == 0
@@ -269,4 +275,4 @@ def test_a_password_typed_once_on_a_terminal_is_kept_in_the_keyring(
     )  # fmt: skip
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "password from the system keyring" in checked.stdout
-    assert "answers; 0 event(s)" in checked.stdout
+    assert "answers; synced now: 0 change(s)" in checked.stdout

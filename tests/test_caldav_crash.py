@@ -126,7 +126,8 @@ def test_a_crash_at_every_fault_point_of_a_booking_resumes_to_exactly_one_event_
     assert not any(r.get("is_error") for r in results), results
     booked = text_of(results[1])
     assert "'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London)" in booked
-    assert "Event id: 1000001." in booked
+    stored = conn.execute("SELECT event_id FROM caldav_events WHERE href = ?", (href,)).fetchone()[0]
+    assert f"Event id: {stored}." in booked  # the store's id of the server's event
     _, messages = conversations.load(connect(db), 1)
     assert check(messages, mode="conversation") == []
     assert conversation_state(messages) == "complete"
@@ -194,7 +195,10 @@ def test_a_recorded_caldav_session_replays_on_the_local_calendar_with_the_server
     recorded = results_of(db)
     assert [r.get("is_error", False) for r in recorded] == [False, True, False, False]  # 11:00 clashes: Dentist
     assert "overlaps 'busy' (Tue 2027-03-02 11:00-12:00; priya)" in text_of(recorded[1])
-    assert "Event id: 1000002." in text_of(recorded[2])  # after Design review's 1000001
+    conn = sqlite3.connect(db)
+    stored = conn.execute("SELECT event_id FROM caldav_events WHERE tool_use_id = 'toolu_cd_2'").fetchone()[0]
+    conn.close()
+    assert f"Event id: {stored}." in text_of(recorded[2])  # the store's id of the booking
     assert "'Design review'" in text_of(recorded[3])
     assert "'Roadmap'" in text_of(recorded[3])
     written = cassette.read_text(encoding="utf-8")

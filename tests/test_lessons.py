@@ -11,7 +11,6 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from scheduler_agent.agent import prompt_loader
 from scheduler_agent.agent.errors import CassetteError
 from scheduler_agent.agent.events import Event, RequestSent, TurnStarted
 from scheduler_agent.agent.types import JSON
@@ -25,6 +24,7 @@ from scheduler_agent.lessons.scripts import LESSONS
 from scheduler_agent.playback.cassette_file import read_setup
 from scheduler_agent.playback.replay import Replayed, replay
 from scheduler_agent.playback.vcr_cassette import KEPT_REQUEST_HEADERS, KEPT_RESPONSE_HEADERS
+from scheduler_agent.session import prompt_loader
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text

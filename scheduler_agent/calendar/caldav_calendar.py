@@ -3,10 +3,13 @@
     calendar = backend.open_calendar(conn)   # a RemoteCalendar when a connection is stored, else SqliteCalendar
     CalendarTools(conn, clock, calendar=calendar)
 
-People, preferences and the owner stay in the local database; the owner's events are the server's;
-the busy time of a person with a `--caldav` calendar is read from it (free-busy where the server allows
-it), others' from the local calendar. The ids the model sees are local ids (`caldav_events`), and the
-tools' texts are those of the local calendar: a change answers with the tool's own text.
+It reads the store, as the local calendar does: the server's calendar is synced into it (caldav/sync.py),
+first when the last sync is older than 5 s (caldav/fresh.py); when the server cannot be reached, the
+replica is read and `staleness` gives the model the line saying so. Busy time of a person with a
+`--caldav` calendar of their own (shared with the owner, often free-busy only) is still asked of the
+server. The ids the model sees are the store's. Changes are written to the server (caldav_backend.py:
+`If-None-Match: *` for a booking, `If-Match` with the replica's ETag for a move or cancellation), then the
+replica is synced from the server; a change refused because the event changed on the server syncs too.
 
 Exactly once across a crash: before each PUT a row of `caldav_bookings` (m023) names the call and the
 resource, and is committed; after the write it gets the ETag, and the call's `bookings` row its result.
@@ -20,23 +23,23 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from scheduler_agent.agent import faults
+from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Answer, Key, SqliteCalendar, StoredEvent
 from scheduler_agent.calendar.bookings import Booking, booking_for
+from scheduler_agent.calendar.caldav import fresh, replica
 from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, written_text
 from scheduler_agent.calendar.caldav_changes import describe
-from scheduler_agent.calendar.caldav_connect import REQUEST_DEADLINE_SECONDS, Connection, password_for
+from scheduler_agent.calendar.caldav_connect import REQUEST_DEADLINE_SECONDS, Connection, contacts, password_for
 from scheduler_agent.calendar.caldav_ics import booking_uid
-from scheduler_agent.calendar.caldav_read import href_of
 from scheduler_agent.calendar.caldav_types import BusyInterval, Written
-from scheduler_agent.calendar.prefs import Preference
 from scheduler_agent.calendar.slots import Interval
-from scheduler_agent.calendar.types import OWNER_KEY, Event, Person, Recurrence
+from scheduler_agent.calendar.types import OWNER_KEY, Event
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
 
@@ -47,8 +50,8 @@ _VERB = {"create_event": "Booked", "move_event": "Moved", "cancel_event": "Cance
 _AGAIN = {"create_event": "book it", "move_event": "move it", "cancel_event": "cancel it"}
 
 
-class RemoteCalendar:
-    """`Calendar` on a CalDAVCalendar; see the module's docstring."""
+class RemoteCalendar(SqliteCalendar):
+    """`Calendar` on the replica of the owner's CalDAV calendar; see the module's docstring."""
 
     @classmethod
     def open(
@@ -65,93 +68,71 @@ class RemoteCalendar:
         return cls(CalDAVCalendar(conn, connection, password_for(connection), deadline_seconds))
 
     def __init__(self, remote: CalDAVCalendar) -> None:
+        super().__init__(remote.conn)
         self.remote = remote
-        self.conn = remote.conn
-        self.local = SqliteCalendar(remote.conn)
-        self._etags: dict[int, str | None] = {}  # the ETag each event had when the tools last read it
-        self._scheduling: bool | None = None
+        self.note = ""  # the line saying the server could not be reached, from the last read
 
-    # --- what stays local ---------------------------------------------------------------------
+    def refresh(self, *, force: bool = False) -> str:
+        """Sync the replica when due; the line for the model when the server cannot be reached."""
+        self.note = fresh.refresh(self.conn, self.remote.connection, password=self.remote.reader.password, force=force)
+        return self.note
+
+    # --- reading: the store ---------------------------------------------------------------------
 
     def atomic(self) -> AbstractContextManager[object]:
         return nullcontext()  # CalDAV has no transactions; If-None-Match / If-Match guard each write
 
-    def owner(self) -> Person:
-        return self.local.owner()
-
-    def people(self) -> list[Person]:
-        return self.local.people()
-
-    def match(self, text: str) -> list[Person]:
-        return self.local.match(text)
-
-    def preferences(self) -> list[Preference]:
-        return self.local.preferences()
-
     def staleness(self, keys: Sequence[str], now: datetime) -> str:
-        return self.local.staleness(keys, now)
-
-    # --- reading ------------------------------------------------------------------------------
+        stale = super().staleness(keys, now)
+        return "\n".join(
+            filter(None, [stale, self.note and f"Your calendar server: {self.note}; busy time is as of then."])
+        )
 
     def busy(
         self, keys: Sequence[str], start: datetime, end: datetime, *, excluding: Event | None = None
     ) -> dict[str, list[Interval]]:
-        found: dict[str, list[Interval]] = {key: [] for key in keys}
-        for interval in self._busy(keys, start, end):
-            skip = None if excluding is None else (excluding.id, excluding.start)
-            if interval.href is not None and (interval.event_id, interval.start) == skip:
-                continue
-            found[interval.person].append((interval.start, interval.end))
-        return found
+        self.refresh()
+        shared = shared_of(self.conn, keys)
+        found = super().busy([key for key in keys if key not in shared], start, end, excluding=excluding)
+        for interval in shared_busy(self, shared, start, end):
+            found.setdefault(interval.person, []).append((interval.start, interval.end))
+        return {key: sorted(found.get(key, [])) for key in keys}
 
     def events(self, keys: Sequence[str], start: datetime, end: datetime) -> list[Event]:
-        unique: dict[tuple[int, datetime, str], Event] = {}
-        if OWNER_KEY in keys:
-            for remote in self.remote.events(start, end):
-                if remote.busy:
-                    unique[(remote.event.id, remote.event.start, "")] = remote.event
-        for interval in self._busy([key for key in keys if key != OWNER_KEY], start, end):
-            if interval.href is not None and any(k[0] == interval.event_id for k in unique):
-                continue  # an event of the owner's calendar they attend: already there
-            event = Event(interval.event_id or 0, interval.title, interval.start, interval.end, (interval.person,))
-            unique.setdefault((event.id, event.start, interval.person if not event.id else ""), event)
-        return sorted(unique.values(), key=lambda event: (event.start, event.id))
-
-    def _busy(self, keys: Sequence[str], start: datetime, end: datetime) -> list[BusyInterval]:
-        """Busy time overlapping [start, end), asked for the whole days around it: free-busy answers are
-        cut at the range asked, so a busy hour reads the same whatever part of it a check looks at."""
-        zone = ZoneInfo(self.owner().tz)
-        first = datetime.combine(start.astimezone(zone).date(), time(0), zone)
-        last = datetime.combine(end.astimezone(zone).date() + timedelta(days=1), time(0), zone)
-        return [b for b in self.remote.busy(keys, first, last) if b.start < end and b.end > start]
+        self.refresh()
+        shared = shared_of(self.conn, keys)
+        found = super().events([key for key in keys if key not in shared], start, end)
+        if shared:
+            taken = {(e.start, e.end) for e in found}
+            for interval in shared_busy(self, shared, start, end):
+                if (interval.start, interval.end) not in taken:
+                    found.append(Event(0, interval.title, interval.start, interval.end, (interval.person,)))
+        return sorted(found, key=lambda event: (event.start, event.id))
 
     def event(self, event_id: int) -> StoredEvent | None:
-        href = href_of(self.conn, event_id)
-        if href is None:  # not the server's: an event of the local calendar (someone's imported busy time)
-            return self.local.event(event_id)
-        fetched = self.remote.reader.fetch(href, "reading the event")
-        if fetched is None:
+        resource = replica.resource_of(self.conn, event_id)
+        if resource is None:  # not the server's: an event of the local calendar
+            return super().event(event_id)
+        stored = None if resource.event_id is None else super().event(resource.event_id)
+        if stored is None:
             return None
-        remote = self.remote.reader.remote_of(fetched)
-        self._etags[event_id] = fetched.etag
-        row = self.conn.execute("SELECT tool_use_id FROM caldav_events WHERE id = ?", (event_id,)).fetchone()
-        booked = remote.last_call is not None or (row is not None and row[0] is not None)
-        theirs = remote.organizer is not None and remote.organizer != self.remote.organizer_email().lower()
-        return StoredEvent(remote.event, self.owner().tz, Recurrence(), imported=theirs, booked_by_agent=booked)
+        mine = self.remote.organizer_email().lower()
+        theirs = resource.organizer is not None and resource.organizer != mine and resource.tool_use_id is None
+        return dataclasses.replace(stored, imported=theirs, booked_by_agent=resource.tool_use_id is not None)
 
     def recorded(self, tool_use_id: str) -> Booking | None:
         found = booking_for(self.conn, tool_use_id)
         link = self.conn.execute("SELECT * FROM caldav_bookings WHERE tool_use_id = ?", (tool_use_id,)).fetchone()
         if found is not None:
             if found.event_id is None and link is not None and found.kind != "cancel_event":
-                return dataclasses.replace(found, event_id=link["event_id"])
+                return dataclasses.replace(found, event_id=stored_id(self.conn, str(link["href"])))
             return found
         if link is None:
             return None
         fetched = self.remote.reader.fetch(link["href"], "looking for this call's change")  # a resumed round
         if fetched is None or fetched.occurrence.last_call != tool_use_id:
             return None  # never written: the call runs again
-        written = self.remote.made(fetched, tool_use_id)
+        written = self._synced(self.remote.made(fetched, tool_use_id))
         kind = str(link["kind"])
         text = written_text(dataclasses.replace(written, invites=False), self.owner().tz, _VERB[kind])
         if kind != "create_event":
@@ -159,17 +140,15 @@ class RemoteCalendar:
         return record(self.conn, Key(tool_use_id, kind, ""), written, text, recovered=True)
 
     def invitations(self, attendees: Sequence[str]) -> str:
-        """For the approval text: who the server will e-mail (servers with CalDAV scheduling, RFC 6638)."""
-        if not self.remote.connection.invites:
-            return "No invitations will be sent (--no-invites, or the connection's setting)."
-        if self._scheduling is None:
-            with self.remote.reader.errors(self.remote.connection.calendar_url, "asking what the server supports"):
-                self._scheduling = bool(self.remote.reader.client.supports_scheduling())
-        if not self._scheduling:
-            return "Your calendar server does not send invitations (no CalDAV scheduling): tell the attendees."
+        """For the approval text: who the server will e-mail (servers with CalDAV scheduling, RFC 6638).
+        The server's answer on scheduling is asked once (at `connect`, or the first booking) and stored."""
+        invites = self.remote.connection.invites
+        answer = scheduling(self.conn, self.remote) if invites else None
+        if not invites or not answer:
+            return replica.invitations_text(invites, answer)
         return self.remote.invitation_note(attendees)
 
-    # --- changes ------------------------------------------------------------------------------
+    # --- changes: the server, then the replica ----------------------------------------------------
 
     def create(
         self, title: str, start: datetime, end: datetime, attendees: Sequence[str], key: Key | None, answer: Answer
@@ -177,7 +156,7 @@ class RemoteCalendar:
         call = key.tool_use_id if key is not None else f"cli-{uuid.uuid4().hex}"
         uid = booking_uid(call)
         intend(self.conn, key, self.remote.reader.resource_url(f"{uid}.ics"), uid)
-        written = self.remote.create(call, title, start, end, [k for k in attendees if k != OWNER_KEY])
+        written = self._synced(self.remote.create(call, title, start, end, [k for k in attendees if k != OWNER_KEY]))
         if written.already_made:  # another process of this same call wrote it first
             text = written_text(dataclasses.replace(written, invites=False), self.owner().tz)
         else:
@@ -187,17 +166,82 @@ class RemoteCalendar:
     def move(
         self, stored: StoredEvent, occurrence: Event, start: datetime, end: datetime, key: Key | None, answer: Answer
     ) -> str:
-        call = call_of(self.conn, key, stored)
+        resource = resource_for(self.conn, stored)
+        call = call_of(self.conn, key, resource)
         minutes = int((end - start).total_seconds() // 60)
-        written = self.remote.move(call, stored.event.id, start, minutes, etag=self._etags.get(stored.event.id))
+        written = self._synced(
+            self._changing(lambda: self.remote.move(call, resource.cid, start, minutes, resource.etag))
+        )
         return record(
             self.conn, key, written, answer(written.event.event) + clashes_text(written, self.owner().tz)
         ).result
 
     def cancel(self, stored: StoredEvent, occurrence: Event, key: Key | None, answer: Answer) -> str:
-        call = call_of(self.conn, key, stored)
-        written = self.remote.cancel(call, stored.event.id, etag=self._etags.get(stored.event.id))
+        resource = resource_for(self.conn, stored)
+        call = call_of(self.conn, key, resource)
+        written = self._synced(self._changing(lambda: self.remote.cancel(call, resource.cid, resource.etag)))
         return record(self.conn, key, written, answer(occurrence)).result
+
+    def _changing(self, change: Callable[[], Written]) -> Written:
+        """A move or cancellation; when the server says the event changed (412 or another ETag), the
+        replica is synced before the model is told what the event is now."""
+        try:
+            return change()
+        except ToolError:
+            self.refresh(force=True)
+            raise
+
+    def _synced(self, written: Written) -> Written:
+        """`written` with the store's id of its event, after the replica is synced from the server."""
+        self.refresh(force=True)
+        event_id = stored_id(self.conn, written.event.href)
+        if event_id is None:
+            return written
+        remote = dataclasses.replace(written.event, event=dataclasses.replace(written.event.event, id=event_id))
+        return dataclasses.replace(written, event=remote)
+
+
+def shared_busy(calendar: RemoteCalendar, keys: set[str], start: datetime, end: datetime) -> list[BusyInterval]:
+    """Their busy time overlapping [start, end), asked for the whole days around it: free-busy answers are
+    cut at the range asked, so a busy hour reads the same whatever part of it a check looks at."""
+    if not keys:
+        return []
+    zone = ZoneInfo(calendar.owner().tz)
+    first = datetime.combine(start.astimezone(zone).date(), time(0), zone)
+    last = datetime.combine(end.astimezone(zone).date() + timedelta(days=1), time(0), zone)
+    return [b for b in calendar.remote.busy(sorted(keys), first, last) if b.start < end and b.end > start]
+
+
+def shared_of(conn: db.Connection, keys: Sequence[str]) -> set[str]:
+    """The people among `keys` whose own calendar on the server is shared with the owner."""
+    return {key for key, c in contacts(conn).items() if c.caldav_url and key in keys and key != OWNER_KEY}
+
+
+def resource_for(conn: db.Connection, stored: StoredEvent) -> replica.Resource:
+    resource = replica.resource_of(conn, stored.event.id)
+    if resource is None:
+        raise ToolError(
+            f"Event {stored.event.id} ({stored.event.title!r}) is in the local calendar, not on your calendar "
+            "server: it cannot be changed from here. Tell the user."
+        )
+    return resource
+
+
+def stored_id(conn: db.Connection, href: str) -> int | None:
+    found = replica.resources(conn).get(href)
+    return None if found is None else found.event_id
+
+
+def scheduling(conn: db.Connection, remote: CalDAVCalendar) -> bool:
+    """Whether the server does CalDAV scheduling: the stored answer, else asked once and stored."""
+    state = replica.sync_state(conn)
+    if state is not None and state.scheduling is not None:
+        return state.scheduling
+    with remote.reader.errors(remote.connection.calendar_url, "asking what the server supports"):
+        answer = bool(remote.reader.client.supports_scheduling())
+    with transaction(conn):
+        replica.set_scheduling(conn, answer)
+    return answer
 
 
 def intend(conn: db.Connection, key: Key | None, href: str, uid: str) -> None:
@@ -223,8 +267,9 @@ def record(conn: db.Connection, key: Key | None, written: Written, text: str, re
     faults.reach("after_caldav_write")
     with transaction(conn):
         conn.execute(
-            "UPDATE caldav_bookings SET etag = ?, event_id = ?, written = 1 WHERE tool_use_id = ?",
-            (remote.etag, remote.event.id, key.tool_use_id),
+            "UPDATE caldav_bookings SET etag = ?, written = 1, "
+            "event_id = (SELECT id FROM caldav_events WHERE href = ?) WHERE tool_use_id = ?",
+            (remote.etag, remote.href, key.tool_use_id),
         )
         conn.execute(
             "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (?, NULL, ?, ?, ?) "
@@ -236,12 +281,9 @@ def record(conn: db.Connection, key: Key | None, written: Written, text: str, re
     return dataclasses.replace(found, event_id=event_id)
 
 
-def call_of(conn: db.Connection, key: Key | None, stored: StoredEvent) -> str:
-    """The id a move or cancellation of `stored` writes under, its link row committed first."""
-    href = href_of(conn, stored.event.id)
-    row = conn.execute("SELECT uid FROM caldav_events WHERE id = ?", (stored.event.id,)).fetchone()
-    if href is not None and row is not None:
-        intend(conn, key, href, str(row[0]))
+def call_of(conn: db.Connection, key: Key | None, resource: replica.Resource) -> str:
+    """The id a move or cancellation of `resource` writes under, its link row committed first."""
+    intend(conn, key, resource.href, resource.uid)
     return key.tool_use_id if key is not None else f"cli-{uuid.uuid4().hex}"
 
 

@@ -53,14 +53,14 @@ class CalDAVReader:
         self.conn = conn
         self.connection = connection
         self.deadline_seconds = deadline_seconds
-        self._password = password
+        self.password = password
         self._client: DAVClient | None = None
 
     @property
     def client(self) -> DAVClient:
         if self._client is None:
             self._client = open_client(
-                self.connection.url, self.connection.username, self._password, self.deadline_seconds
+                self.connection.url, self.connection.username, self.password, self.deadline_seconds
             )
         return self._client
 

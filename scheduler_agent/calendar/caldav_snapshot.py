@@ -3,8 +3,8 @@
 The caldav library's HTTP is not the SDK's, so a cassette cannot carry it; instead the calendar as the
 tools see it goes into the cassette's calendar fixture, and the replay runs on a local calendar with
 no server. What a local calendar cannot say the same way is not carried: an event someone else
-organises becomes one of yours (movable), a repeating event becomes its occurrences, and a person's
-free-busy interval gets an id of its own (the server's has none).
+organises becomes one of yours (movable), and a person's free-busy interval gets an id of its own (the
+server's has none).
 """
 
 from __future__ import annotations
@@ -18,25 +18,25 @@ from zoneinfo import ZoneInfo
 from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
 from scheduler_agent.calendar.caldav_connect import contacts
 from scheduler_agent.calendar.fixtures import export_fixture
-from scheduler_agent.calendar.types import OWNER_KEY
 
 
 def snapshot_fixture(calendar: RemoteCalendar, start: datetime, end: datetime) -> dict[str, Any]:
     """The calendar as the tools see it in [start, end), as a fixture (calendar/fixtures.py): what
     `--record` carries, so that the cassette replays on a local calendar with no server.
 
-    The owner's events (busy ones, each occurrence of a repeating one) and the busy time of the people
-    with a CalDAV calendar ("busy" where free-busy gave no title) are read from the server; the local
-    events of the others are kept as they are. The owner's events keep their local ids; a repeating
-    event's later occurrences and the busy intervals get ids of their own, below CALDAV_ID_BASE.
+    The owner's events are in the store (the server's calendar is synced into it, with their ids), so the
+    fixture is the store's, synced first; the busy time of the people with a CalDAV calendar of their own
+    ("busy" where free-busy gave no title) is read from the server, each interval with an id of its own, a
+    negative one, so that what the replay books gets the id the live session's booking got.
     """
+    calendar.refresh()
     data = export_fixture(calendar.conn)
     owner = calendar.owner()
     known = {owner.key, *(person.key for person in calendar.people())}
     served = {key for key, contact in contacts(calendar.conn).items() if contact.caldav_url}
-    local = [e for e in data["events"] if not ({OWNER_KEY, *served} & set(e["attendees"]))]
-    free_id = count(max([0, *(e["id"] for e in local)]) + 1)
-    events, taken = list(local), set()
+    local = [e for e in data["events"] if not (served & set(e["attendees"]))]
+    free_id = count(-1, -1)  # below every id of the store: the replay's next id is the live one
+    events = list(local)
 
     def entry(event_id: int, title: str, begins: datetime, ends: datetime, who: Sequence[str]) -> None:
         moment = begins.astimezone(ZoneInfo(owner.tz)).isoformat(timespec="minutes")
@@ -44,12 +44,6 @@ def snapshot_fixture(calendar: RemoteCalendar, start: datetime, end: datetime) -
         attendees = [key for key in who if key in known]
         events.append({"id": event_id, "title": title, "start": moment, "minutes": minutes, "attendees": attendees})
 
-    for remote in calendar.remote.events(start, end):
-        if remote.busy:
-            event = remote.event
-            entry(event.id if event.id not in taken else next(free_id), event.title, event.start, event.end,
-                  event.attendees)  # fmt: skip
-            taken.add(event.id)
     for interval in calendar.remote.busy(sorted(served), start, end):
         entry(next(free_id), interval.title, interval.start, interval.end, [interval.person])
     return {**data, "events": events}

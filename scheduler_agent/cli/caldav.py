@@ -84,17 +84,48 @@ def connect_command(
                 connection.url, connection.username, where, name, connection.password_source, email, not no_invites
             )
             cc.save_connection(conn, chosen)
-            click.echo(
-                f"Connected: calendar {name!r} ({where}) as {chosen.username}; the password comes from "
-                f"{_source_text(chosen.password_source)} and is never stored by scheduler-agent."
-            )
-            click.echo(
-                "Invitations: the server e-mails the attendees of what is booked (if it does scheduling)."
-                if chosen.invites
-                else "Invitations: not sent (SCHEDULE-AGENT=CLIENT)."
-            )
+            _first_sync(conn, chosen, password)
         finally:
             conn.close()
+
+
+def _first_sync(conn: Connection, chosen: cc.Connection, password: str) -> None:
+    """What `connect` does after storing the connection: asks about scheduling once, syncs, and says what
+    happens to the local events and where bookings go."""
+    from scheduler_agent.calendar.caldav import replica
+    from scheduler_agent.calendar.caldav.sync import sync
+    from scheduler_agent.calendar.caldav_read import CalDAVReader
+    from scheduler_agent.storage.db import transaction
+
+    with transaction(conn):
+        replica.forget_sync(conn)  # a new connection: everything is synced again (matched by href: no doubles)
+    reader = CalDAVReader(conn, chosen, password)
+    with reader.errors(chosen.calendar_url, "asking what the server supports"):
+        scheduling = bool(reader.client.supports_scheduling())
+    with transaction(conn):
+        replica.set_scheduling(conn, scheduling)
+    changes = sync(conn, chosen, password, client=reader.client)
+    click.echo(
+        f"Connected: calendar {chosen.calendar_name!r} ({chosen.calendar_url}) as {chosen.username}; the password "
+        f"comes from {_source_text(chosen.password_source)} and is never stored by scheduler-agent."
+    )
+    click.echo(f"Synced: {len(changes.changes)} event(s) of the server copied into the local store.")
+    click.echo(_local_line(replica.local_event_count(conn)))
+    click.echo(WHERE_BOOKINGS_GO)
+    click.echo(f"Invitations: {replica.invitations_text(chosen.invites, scheduling)}")
+
+
+WHERE_BOOKINGS_GO = (
+    "Bookings: create_event, move_event and cancel_event write to the server, then to the local copy; every "
+    "view reads the local copy, synced first when older than 5 s."
+)
+
+
+def _local_line(count: int) -> str:
+    return (
+        f"Local events: your {count} local event(s) stay in the local calendar and keep counting as your busy "
+        "time; they are not copied to the server."
+    )
 
 
 def _password(connection: cc.Connection, password_env: str | None) -> tuple[cc.Connection, str]:
@@ -143,7 +174,7 @@ def _source_text(source: str) -> str:
 @command("backends", epilog=examples("backends"))
 @db_option
 def backends_command(db: Location | None) -> None:
-    """Show the calendars the agent uses, and check that each server answers."""
+    """Show the calendars the agent uses, where bookings go, the last sync, and check each server answers."""
     with person_facing():
         conn = existing(db)
         try:
@@ -161,21 +192,36 @@ def backends_command(db: Location | None) -> None:
 
 
 def _check_caldav(conn: Connection, connection: cc.Connection) -> int:
+    from scheduler_agent.calendar.caldav import replica
+    from scheduler_agent.calendar.caldav.fresh import last_sync_line
+    from scheduler_agent.calendar.caldav.sync import sync
     from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
     from scheduler_agent.calendar.people import list_people
 
+    state = replica.sync_state(conn)
     click.echo(
         f"caldav  your calendar {connection.calendar_name!r} {connection.calendar_url} as {connection.username} "
-        f"(password from {_source_text(connection.password_source)}; invitations "
-        f"{'sent' if connection.invites else 'not sent'})"
+        f"(password from {_source_text(connection.password_source)})"
     )
+    click.echo(f"        {WHERE_BOOKINGS_GO}")
+    click.echo(f"        {_local_line(replica.local_event_count(conn))}")
+    scheduling = None if state is None else state.scheduling
+    click.echo(f"        Invitations: {replica.invitations_text(connection.invites, scheduling)}")
     failed = 0
     try:
-        calendar = CalDAVCalendar(conn, connection, cc.password_for(connection))
-        click.echo(f"        {calendar.check()}")
+        password = cc.password_for(connection)
+        changes = sync(conn, connection, password)
+        click.echo(f"        answers; synced now: {len(changes.changes)} change(s)")
     except CalendarError as exc:
+        from scheduler_agent.storage.db import transaction
+
+        with transaction(conn):
+            replica.record_failure(conn, str(exc))
         click.echo(f"        does not answer: {exc}")
+        click.echo(f"        {last_sync_line(conn)}")
         return 1
+    click.echo(f"        {last_sync_line(conn)}")
+    calendar = CalDAVCalendar(conn, connection, password)
     urls = {key: c.caldav_url for key, c in cc.contacts(conn).items() if c.caldav_url}
     for person in list_people(conn):
         if person.key not in urls:
@@ -188,6 +234,49 @@ def _check_caldav(conn: Connection, connection: cc.Connection) -> int:
             click.echo(f"caldav  {person.key}: {urls[person.key]}: does not answer: {exc}")
             failed += 1
     return failed
+
+
+@command("sync", epilog=examples("sync"))
+@db_option
+def sync_command(db: Location | None) -> None:
+    """Sync your calendar server's calendar into the local store now, and print what changed."""
+    from scheduler_agent.calendar.caldav.sync import sync
+    from scheduler_agent.calendar.people import get_owner
+
+    with person_facing():
+        conn = existing(db)
+        try:
+            connection = cc.load_connection(conn)
+            if connection is None:
+                raise CalendarError(f"no calendar server is connected: {cc.CONNECT_HINT}")
+            try:
+                changes = sync(conn, connection, cc.password_for(connection))
+            except CalendarError as exc:
+                from scheduler_agent.calendar.caldav import replica
+                from scheduler_agent.storage.db import transaction
+
+                with transaction(conn):
+                    replica.record_failure(conn, str(exc))
+                raise
+            lines = changes.lines(get_owner(conn).tz)
+            for line in lines:
+                click.echo(line)
+            how = "" if changes.with_token else " (the server gives no sync token: every event was compared)"
+            click.echo(f"Synced {connection.calendar_name!r}: {len(lines) or 'nothing'} changed{how}.")
+        finally:
+            conn.close()
+
+
+def sync_first(conn: Connection) -> None:
+    """For `calendar show` and `export`: sync the server's calendar first when the last sync is older than
+    5 s; when the server cannot be reached, one line on stderr, and the store is read as it is."""
+    if cc.load_connection(conn) is None:
+        return
+    from scheduler_agent.calendar.caldav.fresh import refresh
+
+    note = refresh(conn)
+    if note:
+        click.echo(f"Note: {note}; showing the local copy.", err=True)
 
 
 def save_contact(conn: Connection, key: str, email: str | None, caldav_url: str | None) -> str:

@@ -121,7 +121,11 @@ calendar_app = group(
         ),
         "backends": (
             "scheduler_agent.cli.caldav:backends_command",
-            "Show the calendars the agent uses, and check that each server answers.",
+            "Show the calendars the agent uses, where bookings go, the last sync, and check each server answers.",
+        ),
+        "sync": (
+            "scheduler_agent.cli.caldav:sync_command",
+            "Sync your calendar server's calendar into the local store now, and print what changed.",
         ),
         "prefs": (
             "scheduler_agent.cli.prefs:prefs_app",

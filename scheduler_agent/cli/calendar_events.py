@@ -113,6 +113,9 @@ def show_command(
 
     An event is listed under every day it covers; an all-day event on its own dates."""
     with calendar_session(db) as conn:
+        from scheduler_agent.cli.caldav import sync_first
+
+        sync_first(conn)
         owner = get_owner(conn)
         tools = CalendarTools(conn, clock_for(conn, today))
         try:

@@ -45,7 +45,9 @@ def export_command(person: str | None, out: Path | None, db: Location | None) ->
     """Export the events as an iCalendar (.ics) file, RFC 5545, that other calendars can import."""
     with calendar_session(db) as conn:
         from scheduler_agent.calendar import ics
+        from scheduler_agent.cli.caldav import sync_first
 
+        sync_first(conn)
         who = ics.person_named(conn, person) if person is not None else None
         exported = ics.export_calendar(conn, who)
         if out is None:

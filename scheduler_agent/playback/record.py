@@ -35,9 +35,9 @@ def calendar_fixture(session: Session) -> JSON:
     around the pinned clock (one before, twelve after) are read from it into the fixture: the caldav
     library's HTTP is not the SDK's, so the cassette cannot carry it, and the replay runs on a local
     calendar with no server at all."""
-    from scheduler_agent.calendar.backend import SqliteCalendar
+    from scheduler_agent.calendar.caldav_connect import load_connection
 
-    if isinstance(session.calendar, SqliteCalendar):
+    if load_connection(session.conn) is None:
         return export_fixture(session.conn)
     from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
     from scheduler_agent.calendar.caldav_snapshot import snapshot_fixture

@@ -314,6 +314,10 @@ caldav_connections = Table(
     _text("email", nullable=True),
     _int("invites", CheckConstraint("invites IN (0, 1)"), default=1),
     _now(),
+    _text("sync_token", nullable=True),  # m041: the replica (calendar/caldav/sync.py)
+    _text("synced_at", nullable=True),
+    _text("sync_failed", default=""),
+    _int("scheduling", CheckConstraint("scheduling IN (0, 1)"), nullable=True),
 )
 
 caldav_events = Table(
@@ -323,6 +327,9 @@ caldav_events = Table(
     _text("href", CheckConstraint("href <> ''"), unique=True),
     _text("uid"),
     _text("tool_use_id", nullable=True, unique=True),
+    _text("etag", nullable=True),  # m041
+    _ref("event_id", "events.id", "SET NULL", nullable=True),
+    _text("organizer", nullable=True),
 )
 
 person_contacts = Table(
