@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.events import ApprovalAnswered, ApprovalAsked, Report
-from scheduler_agent.agent.toolbox import Toolbox, ToolError
+from scheduler_agent.agent.toolbox import Toolbox, ToolError, ToolOutput
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection
@@ -123,7 +123,7 @@ class ApprovingToolbox:
     def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
         return self.inner.side_effect_of(name, tool_use_id)
 
-    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
+    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> ToolOutput:
         summary = self.inner.preview(name, arguments, tool_use_id)  # every check first: ToolError asks nothing
         if summary is not None and name not in self.approved:
             call = {"type": "tool_use", "id": tool_use_id, "name": name, "input": dict(arguments)}

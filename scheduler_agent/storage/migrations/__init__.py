@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from scheduler_agent.storage.dialect import Location
 
-HEAD = "m039"  # the newest revision in versions/ (tests/test_schema.py checks that they agree)
+HEAD = "m042"  # the newest revision in versions/ (tests/test_schema.py checks that they agree)
 SCRIPT_LOCATION = "scheduler_agent.storage:migrations"  # a package resource: found from any folder
 LOCK = 0x5C4ED01E  # PostgreSQL's advisory lock, held (transaction-scoped) while migrations are checked and run
 
