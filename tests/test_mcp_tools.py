@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -249,3 +250,43 @@ def test_text_and_images_are_passed_on_anything_else_named_in_one_line() -> None
             "words), which is not passed on.]",
         },
     ]
+
+
+def test_a_server_over_streamable_http(demo_db: Path, other_db: Path) -> None:
+    from radicale_server import free_port
+    from test_mcp import serving, stop
+
+    address = f"127.0.0.1:{free_port()}"
+    process = serving(other_db, address, "--yes")
+    try:
+        with ScriptedServer([Reply([BOOK], "tool_use"), Reply([text("Booked.")])]) as api:
+            done = run(["ask", "book", "--yes", "--db", str(demo_db), "--mcp", f"cal=http://{address}/mcp"], api)
+    finally:
+        stop(process)
+    assert done.returncode == 0, done.stderr
+    assert "is_error" not in results(api, 1)[0]
+    assert booked(other_db) == 1
+
+
+def test_the_workers_list_and_store_a_turns_tools_and_go_on_only_with_the_same_server(
+    demo_conn: sqlite3.Connection, other_db: Path
+) -> None:
+    from scheduler_agent.mcp_client.servers import parse_spec
+    from scheduler_agent.mcp_client.toolbox import McpServers
+    from scheduler_agent.mcp_client.turn import MissingServer, go_on_with, list_and_store
+    from scheduler_agent.storage import conversations
+
+    cid = conversations.create(demo_conn, conversations.Context("m", 100, "s", []), started_on=MONDAY, clock_pin=None)
+    servers = McpServers([parse_spec(server_command(other_db))])
+    try:
+        stored = list_and_store(demo_conn, cid, servers, ["find_free_slots"])
+    finally:
+        servers.close()
+    record, _ = conversations.load(demo_conn, cid)
+    assert record.context.mcp == stored
+    assert [tool["sent_as"] for tool in stored["cal"]][:2] == ["cal__find_free_slots", "cal__create_event"]
+    with pytest.raises(MissingServer, match="conversation 1 used the MCP server 'cal'"):
+        go_on_with(record.context, None, cid)
+    again = McpServers([parse_spec("cal=true")])  # by name: adopted from the store, nothing started
+    go_on_with(record.context, again, cid)
+    assert [d["name"] for d in again.definitions] == [tool["sent_as"] for tool in stored["cal"]]
