@@ -36,6 +36,11 @@ MAX_RESULT_CHARS = 4_000
 _CUT_NOTE_ROOM = 200  # room kept for the note, so that a cut result stays within MAX_RESULT_CHARS
 
 
+ToolOutput = str | list[JSON]
+"""A result as a tool gives it: its text, or the blocks of a `tool_result`'s content (an MCP server's text and
+images, already within MAX_RESULT_CHARS)."""
+
+
 class ToolError(Exception):
     """Raised by a tool for a failure the model should read: the message is a prompt.
 
@@ -51,8 +56,9 @@ class Toolbox(Protocol):
     @property
     def definitions(self) -> list[JSON]: ...
 
-    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
-        """Run one call and return its result text; raise ToolError for an actionable failure.
+    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> ToolOutput:
+        """Run one call and return its result text (or content blocks: text and images, within the bounds);
+        raise ToolError for an actionable failure.
 
         Raise DeadlineExceeded (and write nothing) when `deadline` passes before the call commits.
         """
@@ -153,7 +159,7 @@ def run_call(toolbox: Toolbox, call: Mapping[str, Any], deadline: Deadline | Non
         text = f"{name} was not run: {'; '.join(problems)}. Call it again with input that fits its schema."
         return _failed(call_id, text)
     try:
-        text = toolbox.run(name, arguments, call_id, deadline)
+        output = toolbox.run(name, arguments, call_id, deadline)
     except ToolError as exc:
         return _failed(call_id, str(exc))
     except DeadlineExceeded as exc:
@@ -174,7 +180,7 @@ def run_call(toolbox: Toolbox, call: Mapping[str, Any], deadline: Deadline | Non
             "likely fail the same way: tell the user what you were trying to do and that this tool failed."
         )
         return _failed(call_id, text)
-    return CallOutcome(_block(call_id, text), CallStatus.ANSWERED)
+    return CallOutcome(_block(call_id, output), CallStatus.ANSWERED)
 
 
 def _side_effect(toolbox: Toolbox, name: str, call_id: str) -> str:
@@ -207,8 +213,20 @@ def _failed(call_id: str, text: str) -> CallOutcome:
     return CallOutcome(_block(call_id, text, error=True), CallStatus.FAILED)
 
 
-def _block(call_id: str, text: str, *, error: bool = False) -> JSON:
-    block: JSON = {"type": "tool_result", "tool_use_id": call_id, "content": cut(text)}
+def _block(call_id: str, text: ToolOutput, *, error: bool = False) -> JSON:
+    block: JSON = {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": cut(text) if isinstance(text, str) else text,
+    }
     if error:
         block["is_error"] = True
     return block
+
+
+class Previewing(Toolbox, Protocol):
+    """A Toolbox that can say what a side-effecting call would do, after its checks, without doing it."""
+
+    def preview(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str | None:
+        """A sentence for the person; None when nothing needs asking (a read, or a call already done)."""
+        ...

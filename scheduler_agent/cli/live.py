@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from anthropic import Anthropic
 
     from scheduler_agent.calendar.clock import Clock
+    from scheduler_agent.mcp_client.toolbox import McpServers
     from scheduler_agent.playback.record import Recorder
     from scheduler_agent.session.session import Session, Settings
 
@@ -150,6 +151,9 @@ class Opening:
     clock: Clock | None = None  # a new conversation's clock (a recorded chat's /new keeps the pinned one)
     yes_cancel: bool = False
     resuming: bool = False  # `resume`: a conversation with no turn to finish is refused before it is announced
+    mcp: tuple[str, ...] = ()  # `--mcp NAME=COMMAND|URL`, besides the config file's servers
+    mcp_trust: tuple[str, ...] = ()
+    servers: McpServers | None = None  # servers already started (a chat's /new keeps them)
 
 
 def open_session(opening: Opening, settings: Settings, report: Listeners) -> Session:
@@ -186,17 +190,22 @@ def open_session(opening: Opening, settings: Settings, report: Listeners) -> Ses
     if opening.yes_cancel:
         approved |= {"cancel_event"}
     decide = None if approved >= BOOKINGS | {"cancel_event"} else ask_on(opening.read_answer, sys.stderr.write)
+    from scheduler_agent.mcp_client.toolbox import started
+
+    servers = opening.servers or started(opening.mcp, opening.mcp_trust, sys.stderr)  # stderr: the trace
     if cid is not None:
-        session = Session.stored(conn, cid, send, settings, streamed, clock, decide, approved)
+        session = Session.stored(conn, cid, send, settings, streamed, clock, decide, approved, servers)
         if opening.resuming:
+            from scheduler_agent.mcp_client.turn import go_on_with
             from scheduler_agent.session.resuming import resumable
 
             resumable(session.messages, cid)
+            go_on_with(session.context, servers, cid)  # the MCP servers it used, or a refusal naming them
     else:
         clock = opening.clock or clock or clock_for(conn, None)
         if opening.record is not None:  # a recorded session runs on a pinned clock, so its replay is exact
             clock = clock.frozen(get_owner(conn).tz)
-        session = Session(conn, clock, send, settings, streamed, decide=decide, approved=approved)
+        session = Session(conn, clock, send, settings, streamed, decide=decide, approved=approved, mcp=servers)
         if opening.store:
             session.store()  # written with its first turn, and announced then
     session.announce = announce
@@ -322,7 +331,9 @@ def chat_command(run: RunOptions, turn: TurnOptions) -> None:
     refuse_small_budget(session)
     if sys.stdin.isatty():
         click.echo("Chatting with the scheduler. /help for commands; /quit or Ctrl-D to leave.", err=True)
-    fresh = Opening(run.db, run.today, store=not turn.no_store, yes=run.yes, yes_cancel=run.yes_cancel)
+    fresh = Opening(
+        run.db, run.today, store=not turn.no_store, yes=run.yes, yes_cancel=run.yes_cancel, servers=session.mcp
+    )
     reader = LineReader()  # readline on a terminal: editing, history (0600, in the data folder)
     chat = Chat(session, lambda: open_session(fresh, settings, report), reader.read, sys.stdout, sys.stderr, log)
     chat.on_interrupt = report.close
@@ -347,7 +358,16 @@ def resume_command(cid: int, run: RunOptions, options: tuple[tuple[str, Any], ..
     and an approval already given is not asked again."""
     settings = settings_of(run, TurnOptions())  # the model, stream flag and the rest are as stored
     report = reporters(run.dump_array, run.dump_array_file, usage=run.usage)
-    opening = Opening(run.db, run.today, cid=cid, yes=run.yes, yes_cancel=run.yes_cancel, resuming=True)
+    opening = Opening(
+        run.db,
+        run.today,
+        cid=cid,
+        yes=run.yes,
+        yes_cancel=run.yes_cancel,
+        resuming=True,
+        mcp=run.mcp,
+        mcp_trust=run.mcp_trust,
+    )
     session = open_session(opening, settings, report)
     if options and session.context is not None:  # this resume's own keys, instead of the stored turn's
         given = dict(options)
@@ -388,4 +408,6 @@ def opening_of(run: RunOptions, turn: TurnOptions) -> Opening:
         turn.record,
         run.yes,
         yes_cancel=run.yes_cancel,
+        mcp=run.mcp,
+        mcp_trust=run.mcp_trust,
     )

@@ -139,7 +139,7 @@ class Trace:
             case ToolCalled(_, call):
                 self.out.write(f"  {style('→', 'cyan')} {style(call_line(call), 'bold')}\n")
             case ToolAnswered(_, _, result):
-                text = visible(str(result["content"])).replace("\n", "\n    ")
+                text = visible(result_text(result["content"])).replace("\n", "\n    ")
                 if result.get("is_error"):
                     self.out.write(style(f"  ✗ {text}", "red", "bold") + "\n")
                 else:
@@ -349,3 +349,10 @@ def set_aside_lines(replies: list[Reply]) -> list[str]:
         where = f"after [{reply.position - 1}]" if reply.position else "at the start"
         lines.append(visible(f"({where}) kept beside the list: {said} (stop_reason {reply.stop_reason!r}; {usage})"))
     return lines
+
+
+def result_text(content: object) -> str:
+    """A tool_result's content as the trace shows it: its text, an image (an MCP server's) named in brackets."""
+    if not isinstance(content, list):
+        return str(content)
+    return "\n".join(str(b.get("text", "")) if b.get("type") == "text" else f"[{b.get('type')}]" for b in content)

@@ -165,6 +165,37 @@ option_option = click.option(
     help="A request key for this turn, e.g. -o max_tokens 777, -o stop_sequences '[\"END\"]' (VALUE is JSON when "
     "it parses, else a string; repeat for more). Not carried over to a later -c turn.",
 )
+
+
+def _checked_servers(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """`--mcp NAME=COMMAND` / `--mcp NAME=URL`, each checked before anything runs (one line, exit 2)."""
+    from scheduler_agent.mcp_client.servers import ServerSpecError, parse_spec
+
+    for text in value:
+        try:
+            parse_spec(text)
+        except ServerSpecError as exc:
+            raise click.BadParameter(str(exc).removeprefix(f"--mcp {text!r}: "), ctx, param) from None
+    return value
+
+
+mcp_option = click.option(
+    "--mcp",
+    "mcp",
+    multiple=True,
+    metavar="NAME=COMMAND|NAME=URL",
+    callback=_checked_servers,
+    help="Add an MCP server's tools to the model's, as NAME__tool: a COMMAND started over stdio (split as a shell "
+    "splits it, no shell run; its stderr joins the trace) or a Streamable HTTP URL. Repeatable; also read from "
+    "mcp.toml in the config folder. Each of its tools is asked about before it runs (--yes approves them).",
+)
+mcp_trust_option = click.option(
+    "--mcp-trust",
+    "mcp_trust",
+    multiple=True,
+    metavar="NAME",
+    help="Run the tools of server NAME that it annotates read-only without asking (the others are still asked).",
+)
 # --- groups of options, each defined once (the way llm's `tool_options` decorator shares them) -----
 
 
@@ -183,6 +214,8 @@ class RunOptions:
     timeout: float = DEFAULT_TIMEOUT_SECONDS
     dump_array: bool = False
     dump_array_file: Path | None = None
+    mcp: tuple[str, ...] = ()  # `--mcp NAME=COMMAND|URL` (mcp_client/servers.py)
+    mcp_trust: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -211,6 +244,8 @@ _OPTIONS: dict[str, Callable[[F], F]] = {
     "timeout": timeout_option,
     "dump_array": dump_array_option,
     "dump_array_file": dump_array_file_option,
+    "mcp": mcp_option,
+    "mcp_trust": mcp_trust_option,
     "model": model_option,
     "continue_last": continue_option,
     "cid": cid_option,

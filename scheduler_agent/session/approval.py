@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.events import ApprovalAnswered, ApprovalAsked, Report
-from scheduler_agent.agent.toolbox import Toolbox, ToolError
+from scheduler_agent.agent.toolbox import Previewing, ToolError, ToolOutput
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection
@@ -90,14 +90,6 @@ def refusal_text(call: Mapping[str, Any], summary: str, decision: Decision) -> s
     )
 
 
-class Previewing(Toolbox, Protocol):
-    """A Toolbox that can say what a side-effecting call would do, after its checks, without doing it."""
-
-    def preview(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str | None:
-        """A sentence for the person; None when nothing needs asking (a read, or a call already done)."""
-        ...
-
-
 class ApprovingToolbox:
     """A Toolbox that asks before each side effect and keeps the answer by tool_use id.
 
@@ -123,7 +115,7 @@ class ApprovingToolbox:
     def side_effect_of(self, name: str, tool_use_id: str) -> str | None:
         return self.inner.side_effect_of(name, tool_use_id)
 
-    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
+    def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> ToolOutput:
         summary = self.inner.preview(name, arguments, tool_use_id)  # every check first: ToolError asks nothing
         if summary is not None and name not in self.approved:
             call = {"type": "tool_use", "id": tool_use_id, "name": name, "input": dict(arguments)}

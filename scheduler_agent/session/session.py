@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scheduler_agent.agent.errors import BudgetTooSmall, InputError, ModelUnavailable
 from scheduler_agent.agent.events import Report, TurnOutcome, TurnStarted
 from scheduler_agent.agent.loop import Send, add_user_text, iterations_in_turn, run_turn
 from scheduler_agent.agent.replies import CallIds
 from scheduler_agent.agent.request import DEFAULT_MAX_TOKENS
-from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, Toolbox
+from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, Previewing, Toolbox
 from scheduler_agent.agent.trim import smallest_budget
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.clock import Clock
@@ -32,7 +32,8 @@ from scheduler_agent.calendar.opening import open_calendar
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.prefs import preferences_block
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.session.approval import ApprovingToolbox, Decide
+from scheduler_agent.mcp_client.turn import offered, start_turn
+from scheduler_agent.session.approval import BOOKINGS, ApprovingToolbox, Decide
 from scheduler_agent.session.checked_request import RequestBuilder, repair_advice
 from scheduler_agent.session.entry_texts import EntryTexts
 from scheduler_agent.session.lease import SessionLease
@@ -44,6 +45,9 @@ from scheduler_agent.session.store import SessionStore
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Context, Reply
 from scheduler_agent.storage.dialect import Connection
+
+if TYPE_CHECKING:  # the MCP SDK is imported only when a server is given (--mcp, the config file)
+    from scheduler_agent.mcp_client.toolbox import McpServers
 
 
 def system_prompt(conn: Connection, clock: Clock) -> str:
@@ -120,9 +124,10 @@ class Session:
         cid: int | None = None,
         decide: Decide | None = None,
         approved: frozenset[str] = frozenset(),
+        mcp: McpServers | None = None,
     ) -> None:
         """`decide` answers for the person before each side effect, except calls of the tools in `approved`
-        (`--yes`: bookings and moves); None approves everything (`--yes --yes-cancel`)."""
+        (`--yes`: bookings and moves, and every tool of the MCP servers `mcp`); None approves everything."""
         self.conn, self.clock, self.send, self.settings, self.report = conn, clock, send, settings, report
         self.messages: list[JSON] = messages if messages is not None else []
         texts = EntryTexts()  # each entry's text, encoded once for the check, the size and the store
@@ -132,10 +137,10 @@ class Session:
         self._listen = SessionListener(self.messages, self.records, self.requests, self.lease, report)
         self.calls = CallIds()  # the list's call ids, kept between turns (a reply may not reuse one)
         self.calendar = open_calendar(conn, invites=settings.invites)  # the local one, or the CalDAV server
-        tools = CalendarTools(conn, clock, settings.tool_deadline, self.calendar)
-        self.toolbox: Toolbox = (
-            tools if decide is None else ApprovingToolbox(tools, conn, decide, self._listen, approved)
-        )
+        tools: Previewing = CalendarTools(conn, clock, settings.tool_deadline, self.calendar)
+        self.mcp = mcp  # the MCP servers whose tools join the calendar's (mcp_client/)
+        tools = tools if mcp is None else mcp.toolbox(tools, approve_all=decide is None or approved >= BOOKINGS)
+        self.toolbox: Toolbox = ApprovingToolbox(tools, conn, decide, self._listen, approved) if decide else tools
         # the loop's two steps, wired to the check, the store and the calendar (session_steps.py)
         self.model_step = StoredModelStep(
             self._build, self._send, self._listen, self.calls, self.records, self.requests, self.sync
@@ -162,12 +167,15 @@ class Session:
         clock: Clock | None,
         decide: Decide | None = None,
         approved: frozenset[str] = frozenset(),
+        mcp: McpServers | None = None,
     ) -> Session:
         """Open a stored conversation; its clock is the one it was pinned to, unless `clock` is given."""
         record, messages = conversations.load(conn, cid)
         if clock is None:
             clock = Clock(datetime.fromisoformat(record.clock_pin)) if record.clock_pin else Clock()
-        session = cls(conn, clock, send, settings, report, messages=messages, cid=cid, decide=decide, approved=approved)
+        session = cls(
+            conn, clock, send, settings, report, messages=messages, cid=cid, decide=decide, approved=approved, mcp=mcp
+        )
         session.context = record.context
         session.requests.resume(messages, record.checked, record.sizes, record.written)
         return session
@@ -184,7 +192,7 @@ class Session:
         system = system_prompt(self.conn, self.clock)
         settings = self.settings
         tools, options = self.toolbox.definitions, dict(settings.options)
-        return Context(settings.model, settings.max_tokens, system, tools, settings.stream, options)
+        return Context(settings.model, settings.max_tokens, system, tools, settings.stream, options, offered(self.mcp))
 
     def sync(self, reply: Reply | None = None) -> None:
         """Store what changed in the list now, and `reply` beside it (the loop's events do this as it runs);
@@ -205,6 +213,7 @@ class Session:
         An empty text is refused before anything is stored: the API takes no empty turn back."""
         refuse_empty(text)
         with self._leased():
+            start_turn(self.mcp)  # the MCP servers' tools as they are now
             fresh = self.fresh_context()
             if fresh != self.context and self.cid is not None:
                 conversations.update_context(self.conn, self.cid, fresh)

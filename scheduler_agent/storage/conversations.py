@@ -48,6 +48,8 @@ class Context:
     tools: list[JSON]
     stream: bool = False  # the body says "stream": true
     options: dict[str, Any] = field(default_factory=dict)  # the turn's `-o` keys (agent/options.py), m038
+    # each MCP server's name and the tools it offered, never its command (mcp_client/turn.py), m042
+    mcp: dict[str, list[JSON]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -71,16 +73,16 @@ def _dumps(value: Any) -> str:
 
 def _context_row(context: Context) -> tuple[object, ...]:
     """The conversation row's columns that hold the context, in the order `create` and `update_context` name them:
-    model, max_tokens, system, tools, stream, options."""
-    tools, options = _dumps(context.tools), _dumps(context.options)
-    return (context.model, context.max_tokens, context.system, tools, int(context.stream), options)
+    model, max_tokens, system, tools, stream, options, mcp_servers."""
+    tools, options, mcp = _dumps(context.tools), _dumps(context.options), _dumps(context.mcp)
+    return (context.model, context.max_tokens, context.system, tools, int(context.stream), options, mcp)
 
 
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
     with transaction(conn):
         cursor = conn.execute(
-            "INSERT INTO conversations (model, max_tokens, system, tools, stream, options, started_on, clock_pin)"
-            " VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO conversations (model, max_tokens, system, tools, stream, options, mcp_servers, started_on, "
+            "clock_pin) VALUES (?,?,?,?,?,?,?,?,?)",
             (*_context_row(context), started_on, clock_pin),
         )
     return int(cursor.lastrowid or 0)
@@ -90,8 +92,8 @@ def update_context(conn: Connection, cid: int, context: Context) -> None:
     """A new user turn may bring a new system prompt (a new day); the stored one is always the one in force."""
     with transaction(conn):
         conn.execute(
-            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ?, options = ? "
-            "WHERE id = ?",
+            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ?, options = ?, "
+            "mcp_servers = ? WHERE id = ?",
             (*_context_row(context), cid),
         )
 
@@ -107,6 +109,7 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
         json.loads(row["tools"]),
         bool(row["stream"]),
         json.loads(row["options"]),
+        json.loads(row["mcp_servers"]),
     )
     with collector_paused():  # each pass would walk the growing list again; reading it makes no garbage
         rows = _entry_rows(conn, cid)

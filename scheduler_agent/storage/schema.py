@@ -175,6 +175,7 @@ conversations = Table(
     _int("checked", CheckConstraint("checked >= 0"), default=0),
     _text("checked_rules", nullable=True),
     _text("options", default="{}"),
+    _text("mcp_servers", default="{}"),  # m042: each MCP server's name and the tools it offered
 )
 
 entries = Table(

@@ -8,7 +8,7 @@ earlier version keeps its span as the near one."""
 from scheduler_agent.storage.migrations.ddl import run
 
 revision = "m043"
-down_revision = "m041"
+down_revision = "m042"
 
 
 def upgrade() -> None:

@@ -1,0 +1,77 @@
+"""What a conversation keeps of its MCP servers, and what a process that goes on with it needs.
+
+A conversation stores each server's name and the tools it offered (`conversations.mcp_servers`, m042), never
+the command or URL: a command read from a shared database would run on another person's machine. So a
+process that goes on with a stored turn (`resume`, a worker) must be given the same server by name, and
+refuses, naming it, when it is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from scheduler_agent.agent.types import JSON
+from scheduler_agent.mcp_client.servers import ServerSpecError
+from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.dialect import Connection
+
+if TYPE_CHECKING:  # the SDK is imported only where a server is reached
+    from scheduler_agent.mcp_client.toolbox import McpServers
+    from scheduler_agent.storage.conversations import Context
+
+
+class MissingServer(ServerSpecError):
+    """A stored conversation used an MCP server this process was not given (a usage error, exit 2)."""
+
+
+def refuse_missing(stored: Mapping[str, list[JSON]], given: Iterable[str], cid: int | None) -> None:
+    """Refuse to go on with conversation `cid` when a server it used is not among `given` (names)."""
+    missing = [name for name in stored if name not in set(given)]
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        flags = " ".join(f"--mcp {name}=COMMAND_OR_URL" for name in missing)
+        raise MissingServer(
+            f"conversation {cid} used the MCP server{'s' if len(missing) > 1 else ''} {names}: give the same "
+            f"{flags} (or its [servers.NAME] table in the config file) to go on with it"
+        )
+
+
+def start_turn(servers: McpServers | None) -> None:
+    """A new user turn: the servers are asked for their tools again (unless they just were, for this turn)."""
+    if servers is not None:
+        servers.start_turn()
+
+
+def offered(servers: McpServers | None) -> dict[str, list[JSON]]:
+    """What a conversation stores of its servers (`McpServers.stored`); nothing when it has none."""
+    return servers.stored() if servers is not None else {}
+
+
+def go_on_with(context: Context | None, servers: McpServers | None, cid: int | None) -> None:
+    """A stored turn goes on with the MCP servers it used, given again by name, and with the tools they offered
+    then (what its requests were sent, routed as they were); refused, naming a server, when one is not given."""
+    stored = context.mcp if context is not None else {}
+    refuse_missing(stored, servers.specs if servers is not None else (), cid)
+    if servers is not None:
+        servers.adopt(stored)
+
+
+def list_and_store(conn: Connection, cid: int, servers: McpServers, taken: Iterable[str] = ()) -> dict[str, list[JSON]]:
+    """List every server's tools now and store them with conversation `cid`: for a worker's activity, so that
+    the workflow reads the stored list (`McpServers.adopt`) and stays deterministic. Returns what was stored.
+    `taken`: the names of the calendar's tools, which an MCP tool's name as sent must differ from."""
+    servers.list_tools(set(taken))
+    offered = servers.stored()
+    store_offered(conn, cid, offered)
+    return offered
+
+
+def store_offered(conn: Connection, cid: int, offered: Mapping[str, list[JSON]]) -> None:
+    from scheduler_agent.agent.request import encode_text
+
+    with transaction(conn):
+        conn.execute(
+            "UPDATE conversations SET mcp_servers = :mcp_servers WHERE id = :cid",
+            {"mcp_servers": encode_text(dict(offered)), "cid": cid},
+        )
