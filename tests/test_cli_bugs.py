@@ -672,7 +672,7 @@ def test_show_json_refuses_a_from_or_to_at_the_ends_of_the_calendar(demo_db: Pat
         (["ask", "hi", "--timeout", "nan"], {}),
         (["ask", "hi"], {"SCHEDULER_AGENT_TIMEOUT": "nan"}),
         (["ask", "hi", "--tool-deadline", "inf"], {}),
-        (["worker", "--lease", "nan"], {}),
+        (["worker", "--timeout", "nan"], {}),
     ],
 )
 def test_a_number_of_seconds_that_is_not_finite_is_a_usage_error(
