@@ -155,3 +155,36 @@ def test_wait_approve_and_decline_start_without_the_sdk(demo_db: Location) -> No
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tempfile.gettempdir())
     assert done.stdout.strip().splitlines()[-1] == "LOADED False False", done.stderr
     assert "No conversation 1;" in done.stderr  # they ran, each to its clear line
+
+
+def test_a_submit_killed_between_storing_the_turn_and_starting_its_workflow_is_repaired_by_wait(
+    temporal: TemporalServer, store: Location, server: ScriptedServer, worker: subprocess.Popen[str]
+) -> None:
+    env = temporal_env(temporal) | {"SCHEDULER_AGENT_FAULT": "submit_stored"}
+    killed = run_cli(["submit", request_text(4), "--yes", "--today", DEMO_TODAY, "--db", str(store)], env=env)
+    assert killed.returncode == -9  # SIGKILL after the turn was stored, before its workflow was started
+    listed = cli(temporal, store, "conversations", "list", "--json")
+    [row] = json.loads(listed.stdout)
+    done = cli(temporal, store, "wait", str(row["id"]))
+    assert done.returncode == 9, done.stderr  # started again without the --yes the dead submit had
+    assert "had no workflow: started it now" in done.stderr
+    assert cli(temporal, store, "approve", str(row["id"])).returncode == 0
+    finished = cli(temporal, store, "wait", str(row["id"]))
+    assert (finished.returncode, finished.stdout) == (0, "Booked slot 4.\n")
+
+
+def test_a_turn_whose_model_stays_down_past_its_retries_fails_with_ask_s_exit_code(
+    temporal: TemporalServer, demo_db: Location
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SCHEDULER_AGENT_"))}
+    env |= {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": DUMMY_KEY} | temporal_env(temporal)
+    cid = submitted_id(cli(temporal, demo_db, "submit", "hi", "--today", DEMO_TODAY))
+    command = [sys.executable, "-c", "from scheduler_agent.cli import main; main()", "worker", "--drain"]
+    worked = subprocess.run(
+        [*command, "--timeout", "2", "--db", str(demo_db)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert worked.returncode == 0, worked.stderr
+    failed = cli(temporal, demo_db, "wait", str(cid))
+    assert failed.returncode == 5, failed.stderr  # ModelUnavailable, as `ask` exits
+    [line] = failed.stderr.strip().splitlines()
+    assert line.startswith("Error: ")

@@ -155,6 +155,7 @@ def _submit(
     from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS
     from scheduler_agent.agent.session import Settings
     from scheduler_agent.cli.calendar import clock_for
+    from scheduler_agent.testing import faults
     from scheduler_agent.workflows import engine
     from scheduler_agent.workflows.names import TurnInput
     from scheduler_agent.workflows.submission import store_turn
@@ -168,6 +169,7 @@ def _submit(
     async def submitted() -> int:
         client = await engine.connect(temporal)  # before anything is stored: no server, nothing changes
         turn = store_turn(conn, text, clock=clock, settings=settings, cid=cid)
+        faults.reach("submit_stored")  # (tests: a crash here leaves a stored turn with no workflow)
         await engine.start(client, TurnInput(turn.store, turn.cid, turn.turn, approved), task_queue)
         click.echo(f"submitted: `scheduler-agent wait {turn.cid}` waits for the turn to end", err=True)
         click.echo(str(turn.cid))
