@@ -148,7 +148,16 @@ def databases(store: str, folder: Path) -> Iterator[Callable[[str], str]]:
 def suite_rows(folder: Path, quick: bool, say: Callable[[str], None]) -> list[Row]:
     """The suite's rows (benchmarks/run.py): SQLite, then PostgreSQL where a server can be started here.
 
-    `--quick` only checks that the rows run: 4 conversations, 1 and 2 workers, SQLite."""
+    `--quick` only checks that the rows run: 4 conversations, 1 and 2 workers, SQLite.
+
+    Not measured since issue 36: the workers run on Temporal now, and these rows still drive the retired queue
+    (its claim times, `worker --lease`); they are to be ported to a Temporal dev server."""
+    why = "not measured: the workers run on Temporal now (issue 36); this row is still to be ported to it"
+    return [Row("workers (SQLite)", why), Row("workers (PostgreSQL)", why)]
+
+
+def _queue_rows(folder: Path, quick: bool, say: Callable[[str], None]) -> list[Row]:
+    """The rows as they were measured on the retired queue (issue 16), kept until the port."""
     if quick:
         skipped = Row("workers (PostgreSQL)", "not measured in --quick: `python -m benchmarks.workers --store both`")
         return [*rows(folder, 4, 0.05, [1, 2], "sqlite", say), skipped]
@@ -233,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             found = suite_rows(Path(tmp), args.quick, lambda line: print(line, file=sys.stderr, flush=True))
         print(json.dumps([dataclasses.asdict(row) for row in found]))
         return 0
+    raise SystemExit("benchmarks.workers measures the retired queue; the workers run on Temporal now (issue 36)")
     conversations, delay = (8, 0.05) if args.quick else (args.conversations, args.delay)
     counts = [int(n) for n in args.workers.split(",")]
 

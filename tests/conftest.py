@@ -18,7 +18,7 @@ from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
 
 # What the run starts, it ends (session_cleanup.py); the PostgreSQL fixtures (pg_fixtures.py); pytester, for
 # the test that runs a small session of its own to check that clean-up.
-pytest_plugins = ["session_cleanup", "pg_fixtures", "pytester"]
+pytest_plugins = ["session_cleanup", "pg_fixtures", "temporal_fixtures", "pytester"]
 
 
 @pytest.fixture(autouse=True)

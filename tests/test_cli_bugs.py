@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -672,7 +675,7 @@ def test_show_json_refuses_a_from_or_to_at_the_ends_of_the_calendar(demo_db: Pat
         (["ask", "hi", "--timeout", "nan"], {}),
         (["ask", "hi"], {"SCHEDULER_AGENT_TIMEOUT": "nan"}),
         (["ask", "hi", "--tool-deadline", "inf"], {}),
-        (["worker", "--lease", "nan"], {}),
+        (["worker", "--timeout", "nan"], {}),
     ],
 )
 def test_a_number_of_seconds_that_is_not_finite_is_a_usage_error(
@@ -684,3 +687,20 @@ def test_a_number_of_seconds_that_is_not_finite_is_a_usage_error(
     assert result.exit_code == 2, result.output
     assert "is not a number of seconds: give one of at least" in result.stderr
     assert rows(demo_db, "SELECT count(*) FROM conversations") == [(0,)]  # nothing ran
+
+
+HIDE_TEMPORALIO = (
+    "import sys; sys.modules['temporalio'] = None; "
+    "from scheduler_agent.cli import main; sys.argv[0] = 'scheduler-agent'; main()"
+)
+
+
+@pytest.mark.parametrize("args", [["worker"], ["submit", "hi"], ["wait", "1"]])
+def test_a_worker_command_without_temporalio_names_the_extra_in_one_line(tmp_path: Path, args: list[str]) -> None:
+    """`temporalio` is an extra: a command that needs it, run without it, names the extra (no "internal error")."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    command = [sys.executable, "-c", HIDE_TEMPORALIO, *args, "--db", str(tmp_path / "a.db")]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 1
+    wanted = "this command needs temporalio, which is not installed: pip install 'scheduler-agent[temporal]'"
+    assert done.stderr == f"Error: {wanted}\n"

@@ -8,9 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import CliRunner
+from helpers import run_cli
 
 from scheduler_agent.cli import app
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
+from scheduler_agent.testing.temporal import TemporalServer
 
 runner = CliRunner()
 Serve = Callable[..., ScriptedServer]
@@ -238,9 +240,11 @@ def test_chat_submit_and_resume_take_o() -> None:
         assert any("--option" in p.opts for p in command.params), path
 
 
-def test_submit_stores_the_options_for_the_worker(demo_db: Path) -> None:
-    result = invoke("submit", "-o", "stop_sequences", '["END"]', "hi", "--db", str(demo_db), *TODAY)
-    assert result.exit_code == 0, result.stderr
+def test_submit_stores_the_options_for_the_worker(demo_db: Path, temporal: TemporalServer) -> None:
+    # a process of its own: a command that used the Temporal client leaves at once (cli/workers.py)
+    env = {"SCHEDULER_AGENT_TEMPORAL": temporal.address, "SCHEDULER_AGENT_TASK_QUEUE": "llm-conventions"}
+    result = run_cli(["submit", "-o", "stop_sequences", '["END"]', "hi", "--db", str(demo_db), *TODAY], env=env)
+    assert result.returncode == 0, result.stderr
     assert _stored_options(demo_db) == [{"stop_sequences": ["END"]}]
 
 

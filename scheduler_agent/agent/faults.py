@@ -17,6 +17,7 @@ both do nothing unless a test set the environment variables below.
   `pause(POINT)` sleep that long, so a test can make two processes really overlap there.
 
 Points in the code:
+- `submit_stored` (reach): `submit` stored the user turn and has not started its workflow (cli/workers.py).
 - `after_assistant_stored`, `after_results_stored` (reach): in the session's steps, see
   `session/steps.py`; `between_calls` (reach) and `waiting_for_model` (reach_later): in its
   listener, `session/listener.py`.

@@ -76,14 +76,14 @@ COMMANDS = {  # name -> where the command is, and its one-line help (tests/test_
         "The models of the SDK's model list that the price table prices, per million tokens; the default marked.",
     ),
     "db": (f"{_CLI}.database:db_app", "The database file that holds the calendar and the conversations."),
-    # issue 16: many workers, one database (cli/workers.py)
+    # issues 16 and 36: many workers on Temporal, the lists in one database (cli/workers.py)
     "submit": (
         f"{_CLI}.workers:submit_command",
-        "Store a user turn for the workers and print its conversation id at once (alone on the last line).",
+        "Store a user turn, start its workflow on Temporal, and print its conversation id (alone on the last line).",
     ),
     "worker": (
         f"{_CLI}.workers:worker_command",
-        "Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round.",
+        "Run submitted turns from Temporal with the same loop; SIGTERM lets the steps running finish, then stops.",
     ),
     "wait": (
         f"{_CLI}.workers:wait_command",
@@ -91,11 +91,11 @@ COMMANDS = {  # name -> where the command is, and its one-line help (tests/test_
     ),
     "approve": (
         f"{_CLI}.workers:approve_command",
-        "Approve a side effect a submitted turn waits on; the next worker to claim the turn goes on.",
+        "Approve a side effect a submitted turn waits on; its workflow goes on at once.",
     ),
     "decline": (
         f"{_CLI}.workers:decline_command",
-        "Decline a side effect a submitted turn waits on; the model hears the reason from the next worker.",
+        "Decline a side effect a submitted turn waits on; the model hears the reason as its workflow goes on.",
     ),
 }
 

@@ -26,6 +26,8 @@ from scheduler_agent.storage.db import data_dir, in_use
 from scheduler_agent.storage.files import make_data_folder
 
 DEBUG_VARIABLE = "SCHEDULER_AGENT_DEBUG"
+# An optional dependency a command needs, and the extra that installs it.
+EXTRAS = {"temporalio": "temporal", "psycopg": "postgres", "caldav": "caldav", "mcp": "mcp"}
 
 
 def fail(message: str, code: int) -> None:
@@ -53,6 +55,12 @@ def person_facing() -> Iterator[None]:
             fail("Interrupted.", 130)
         elif is_tool_error(exc):
             fail(str(exc), 1)
+        elif isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] in EXTRAS:
+            module = (exc.name or "").split(".")[0]
+            fail(
+                f"this command needs {module}, which is not installed: pip install 'scheduler-agent[{EXTRAS[module]}]'",
+                1,
+            )
         elif is_damaged(exc):  # wherever it surfaced: opening, reading half a week, writing
             fail(damaged(exc, command_database()), 1)
         elif is_read_only(exc):

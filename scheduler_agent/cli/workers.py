@@ -1,20 +1,23 @@
-"""`submit`, `worker`, `wait`, `approve` and `decline`: turns run by any worker sharing the database.
+"""`submit`, `worker`, `wait`, `approve` and `decline`: turns run by workers on Temporal, the list in the store.
 
-Only `worker` talks to the model (it imports the SDK, inside); the others only read and write the
-store, so they start without the SDK.
+Only `worker` talks to the model (it imports the SDK, inside); the others read and write the store and talk to
+the Temporal server (scheduler_agent/workflows/), so they start without the SDK.
 """
 
 from __future__ import annotations
 
-import signal
+import asyncio
+import functools
+import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
 import click
 
 from scheduler_agent.cli.core import argument, command, examples
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.cli.options import ID, Seconds, db_option, today_option
+from scheduler_agent.cli.options import ID, db_option, today_option
 from scheduler_agent.cli.render import entry_lines, visible
 from scheduler_agent.cli.run_options import (
     max_iterations_option,
@@ -26,6 +29,56 @@ from scheduler_agent.cli.run_options import (
 from scheduler_agent.storage.db import Location
 
 NEEDS_APPROVAL_EXIT = 9  # `wait`: the turn waits for `approve`/`decline`
+DEFAULT_TEMPORAL = "localhost:7233"  # (workflows/names.py says the same; this module stays light)
+DEFAULT_TASK_QUEUE = "scheduler-agent"
+
+temporal_option = click.option(
+    "--temporal",
+    "temporal",
+    metavar="HOST:PORT",
+    envvar="SCHEDULER_AGENT_TEMPORAL",
+    show_envvar=True,
+    default=DEFAULT_TEMPORAL,
+    show_default=True,
+    help="The Temporal server that runs the turns (`temporal server start-dev` on one machine).",
+)
+task_queue_option = click.option(
+    "--task-queue",
+    "task_queue",
+    metavar="NAME",
+    envvar="SCHEDULER_AGENT_TASK_QUEUE",
+    show_envvar=True,
+    default=DEFAULT_TASK_QUEUE,
+    show_default=True,
+    help="The Temporal task queue that `submit` puts turns on and `worker` takes them from.",
+)
+
+
+P = ParamSpec("P")
+
+
+def leaves_at_once(command: Callable[P, None]) -> Callable[P, None]:
+    """A command that used the Temporal client leaves with its exit code at once, its output flushed: the
+    client's threads can crash the interpreter as it finalizes (SIGABRT, "PyGILState_Release",
+    temporalio/sdk-python#300), which would turn a finished command into a crash. Before any connection
+    (a usage error, no server) it exits as every command does."""
+
+    @functools.wraps(command)
+    def leave(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            command(*args, **kwargs)
+            code = 0
+        except click.exceptions.Exit as done:
+            code = done.exit_code
+        engine = sys.modules.get("scheduler_agent.workflows.engine")  # not loaded (temporalio missing, say): no client
+        real = sys.stdout is sys.__stdout__ and sys.stdout is not None  # the real process, not Click's test runner
+        if engine is not None and engine.connected and real:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        raise click.exceptions.Exit(code)
+
+    return leave
 
 
 def _connect(db: Location | None, creates: bool = False) -> Any:
@@ -63,7 +116,10 @@ def _connect(db: Location | None, creates: bool = False) -> Any:
 @model_option
 @option_option
 @today_option
+@temporal_option
+@task_queue_option
 @db_option
+@leaves_at_once
 def submit_command(
     text: str,
     cid: int | None,
@@ -73,162 +129,214 @@ def submit_command(
     model: str,
     options: tuple[tuple[str, Any], ...],
     today: str | None,
+    temporal: str,
+    task_queue: str,
     db: Location | None,
 ) -> None:
-    """Store a user turn for the workers and print its conversation id at once (alone on the last line)."""
-    approved = frozenset({"create_event", "move_event"} if yes else ()) | frozenset(
-        {"cancel_event"} if yes_cancel else ()
-    )
-    raise click.exceptions.Exit(_submit(text, cid, approved, wait, model, today, db, options))
+    """Store a user turn, start its workflow on Temporal, and print its conversation id (alone on the last line)."""
+    approved = sorted({"create_event", "move_event"} if yes else set()) + (["cancel_event"] if yes_cancel else [])
+    raise click.exceptions.Exit(_submit(text, cid, approved, wait, model, today, temporal, task_queue, db, options))
 
 
 @person_facing()
 def _submit(
     text: str,
     cid: int | None,
-    approved: frozenset[str],
+    approved: list[str],
     wait: bool,
     model: str,
     today: str | None,
+    temporal: str,
+    task_queue: str,
     db: Location | None,
     options: tuple[tuple[str, Any], ...] = (),
 ) -> int:
+    from scheduler_agent.agent import faults
     from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS
     from scheduler_agent.session.clock import clock_for
     from scheduler_agent.session.session import Settings
-    from scheduler_agent.workers.submission import submit_turn
+    from scheduler_agent.workflows import engine
+    from scheduler_agent.workflows.names import TurnInput
+    from scheduler_agent.workflows.submission import store_turn
 
     conn = _connect(db)
     given = dict(options)
     max_tokens = given.pop("max_tokens", DEFAULT_MAX_TOKENS)
     settings = Settings(model, DEFAULT_MAX_ITERATIONS, max_tokens, stream=True, options=tuple(given.items()))
     clock = clock_for(conn, today)
-    cid = submit_turn(conn, text, clock=clock, settings=settings, cid=cid, approved=approved)
-    click.echo(f"submitted: `scheduler-agent wait {cid}` waits for the turn to end", err=True)
-    click.echo(str(cid))
-    return _wait(conn, cid) if wait else 0
+
+    async def submitted() -> int:
+        client = await engine.connect(temporal)  # before anything is stored: no server, nothing changes
+        turn = store_turn(conn, text, clock=clock, settings=settings, cid=cid)
+        faults.reach("submit_stored")  # (tests: a crash here leaves a stored turn with no workflow)
+        await engine.start(client, TurnInput(turn.store, turn.cid, turn.turn, approved), task_queue)
+        click.echo(f"submitted: `scheduler-agent wait {turn.cid}` waits for the turn to end", err=True)
+        click.echo(str(turn.cid))
+        sys.stdout.flush()
+        return await _wait(client, conn, turn, task_queue) if wait else 0
+
+    return asyncio.run(submitted())
 
 
 @command("wait", epilog=examples("scheduler-agent wait 3", 'id=$(scheduler-agent submit "..." | tail -1)'))
 @argument("cid", "The conversation id `submit` printed.", "ID", type=ID)
+@temporal_option
+@task_queue_option
 @db_option
-def wait_command(cid: int, db: Location | None) -> None:
+@leaves_at_once
+def wait_command(cid: int, temporal: str, task_queue: str, db: Location | None) -> None:
     """Block until a submitted turn ends and print it as `ask` does; exit as `ask` would (9: waits for approval)."""
-    raise click.exceptions.Exit(_wait_on(cid, db))
+    raise click.exceptions.Exit(_wait_on(cid, temporal, task_queue, db))
 
 
 @person_facing()
-def _wait_on(cid: int, db: Location | None) -> int:
-    return _wait(_connect(db), cid)
+def _wait_on(cid: int, temporal: str, task_queue: str, db: Location | None) -> int:
+    from scheduler_agent.agent.errors import AgentError
+    from scheduler_agent.workflows import engine
+    from scheduler_agent.workflows.submission import last_turn
+
+    conn = _connect(db)
+    turn = last_turn(conn, cid)  # what the store says comes first: no such conversation, no server asked
+    if turn is None:
+        raise AgentError(f"conversation {cid} has no turn to wait for: `scheduler-agent conversations show {cid}`")
+
+    async def waited() -> int:
+        return await _wait(await engine.connect(temporal), conn, turn, task_queue)
+
+    return asyncio.run(waited())
 
 
-def _wait(conn: Any, cid: int) -> int:
+async def _wait(client: Any, conn: Any, turn: Any, task_queue: str) -> int:
     from scheduler_agent.agent.errors import AgentError
     from scheduler_agent.storage import conversations
-    from scheduler_agent.workers import approvals, queue
+    from scheduler_agent.workflows import engine
+    from scheduler_agent.workflows.names import TurnInput, TurnResult
+    from scheduler_agent.workflows.submission import unanswered
 
-    idle = lambda: click.echo(f"waiting for a worker to finish conversation {cid} (`scheduler-agent worker`)", err=True)  # noqa: E731
-    status = queue.wait(conn, cid, idle=idle)
+    cid = turn.cid
+    if not await engine.exists(client, turn):
+        if not unanswered(conn, cid):
+            raise engine.NoSuchTurn(
+                f"conversation {cid}'s last turn was not submitted to the workers: "
+                f"`scheduler-agent conversations show {cid}` shows it"
+            )
+        # `submit` stored the turn but did not start its workflow (it was stopped in between): start it now
+        await engine.start(client, TurnInput(turn.store, cid, turn.turn), task_queue)
+        click.echo(f"conversation {cid}'s stored turn had no workflow: started it now", err=True)
+
+    def idle() -> None:
+        click.echo(f"waiting for a worker to finish conversation {cid} (`scheduler-agent worker`)", err=True)
+
+    ended = await engine.wait(client, conn, turn, idle)
     _, messages = conversations.load(conn, cid)
-    for entry in messages[status.base + 1 : -1] if status.state == "done" else messages[status.base + 1 :]:
+    done = isinstance(ended, TurnResult) and ended.state == "done"
+    answer = _answer_text(messages[-1]) if done and messages and messages[-1]["role"] == "assistant" else ""
+    for entry in messages[turn.turn + 1 : -1] if answer else messages[turn.turn + 1 :]:
         for line in entry_lines(entry):
             click.echo(f"  {line}", err=True)
-    if status.state == "needs-approval":
-        for waiting in approvals.pending(conn, cid):
-            click.echo(f"? {visible(waiting.summary)}  [{waiting.tool_use_id}]", err=True)
+    if not isinstance(ended, TurnResult):
+        for waiting in ended:
+            click.echo(f"? {visible(waiting.summary)}  [{waiting.call}]", err=True)
         click.echo(
             f"conversation {cid} waits for approval: `scheduler-agent approve {cid}` or "
             f"`scheduler-agent decline {cid} --reason TEXT` (with --call ID when several wait)",
             err=True,
         )
         return NEEDS_APPROVAL_EXIT
-    if status.state == "failed":
-        raise AgentError(status.statement or f"conversation {cid} failed") from None
-    if status.answer:
-        click.echo(visible(status.answer))
-    if status.statement:
-        click.echo(visible(status.statement), err=True)
-    return status.exit_code or 0
+    if ended.state == "failed":
+        failure = AgentError(ended.statement or f"conversation {cid} failed")
+        failure.exit_code = ended.exit_code
+        raise failure
+    if answer:
+        click.echo(visible(answer))
+    if ended.statement:
+        click.echo(visible(ended.statement), err=True)
+    return ended.exit_code
+
+
+def _answer_text(entry: Any) -> str:
+    content = entry["content"]
+    return (
+        content if isinstance(content, str) else "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    )
 
 
 @command(
     "worker",
     epilog=examples(
-        "scheduler-agent worker", "scheduler-agent worker --concurrency 4 --lease 30", "scheduler-agent worker --drain"
+        "scheduler-agent worker",
+        "scheduler-agent worker --concurrency 4 --temporal temporal.internal:7233",
+        "scheduler-agent worker --drain",
     ),
 )
 @click.option(
-    "--concurrency", "concurrency", type=click.IntRange(1, 64), default=1, show_default=True, help="Turns at once."
+    "--concurrency", "concurrency", type=click.IntRange(1, 64), default=1, show_default=True, help="Steps at once."
 )
 @click.option(
-    "--lease",
-    "lease_seconds",
-    type=Seconds(1.0),
-    default=30.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long a claim lasts unless renewed (it is renewed while the turn runs): after a crash, "
-    "another worker takes the turn up this long after the last renewal.",
+    "--drain", "drain", is_flag=True, help="Stop once no turn runs on the task queue (a batch), instead of waiting."
 )
-@click.option("--drain", "drain", is_flag=True, help="Stop once no turn is queued (a batch), instead of waiting.")
 @max_iterations_option
 @timeout_option
 @tool_deadline_option
+@temporal_option
+@task_queue_option
 @db_option
+@leaves_at_once
 @person_facing()
 def worker_command(
     concurrency: int,
-    lease_seconds: float,
     drain: bool,
     max_iterations: int,
     timeout: float,
     tool_deadline: float,
+    temporal: str,
+    task_queue: str,
     db: Location | None,
 ) -> None:
-    """Run submitted turns: claim one, run it with the same loop, release it; SIGTERM stops after the round."""
+    """Run submitted turns from Temporal with the same loop; SIGTERM lets the steps running finish, then stops."""
     from scheduler_agent.agent.errors import ModelRequestFailed
     from scheduler_agent.agent.request import DEFAULT_MODEL
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
     from scheduler_agent.cli.live import has_credentials
     from scheduler_agent.session.session import Settings
-    from scheduler_agent.workers.worker import Worker, WorkerConfig
+    from scheduler_agent.workflows import engine, worker
+    from scheduler_agent.workflows.steps import TurnSteps
 
-    _connect(db, creates=True).close()  # the database opens (and is migrated) before any slot starts
+    _connect(db, creates=True).close()  # the database opens (and is migrated) before any step runs
     if not has_credentials(make_client()):
         raise ModelRequestFailed(NO_CREDENTIALS)
-    request_timeout = timeout
     # the model and the stream flag are each conversation's own (as stored); these are the bounds
-    settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline, request_timeout=request_timeout)
-    config = WorkerConfig(settings, concurrency=concurrency, lease_seconds=lease_seconds, drain=drain)
+    settings = Settings(DEFAULT_MODEL, max_iterations, tool_deadline=tool_deadline, request_timeout=timeout)
 
     def say(line: str) -> None:
         click.echo(visible(line), err=True)
 
-    from scheduler_agent.workers.wake import Listening, Polling
-
-    url = db if isinstance(db, str) else None  # PostgreSQL: idle slots LISTEN; SQLite: they poll
-    wake: Any = (lambda: Listening(url)) if url is not None else Polling
-
     def send() -> Any:
-        return ModelAPI(make_client(), timeout=request_timeout).send
+        return ModelAPI(make_client(), timeout=timeout).send
 
-    worker = Worker(config, lambda: _connect(db, creates=True), send, say, wake)
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: worker.stop())
-    say(f"worker: process {worker.slots[0].holder.pid}, {concurrency} at once, lease {lease_seconds:g} s")
-    sys.stderr.flush()
-    finished = worker.run()
-    say(f"worker: stopped; {finished} turn(s) taken up here")
+    steps = TurnSteps(lambda: _connect(db, creates=True), send, settings, say, concurrency + 1)
+
+    async def work() -> None:
+        client = await engine.connect(temporal)
+        say(f"worker: process {os.getpid()}, {concurrency} at once, task queue {task_queue} on {temporal}")
+        sys.stderr.flush()
+        await worker.run(client, task_queue, steps, concurrency, timeout + tool_deadline, drain)
+
+    asyncio.run(work())
+    steps.pool.shutdown()
+    say("worker: stopped")
 
 
 @command("approve", epilog=examples("scheduler-agent approve 3", "scheduler-agent approve 3 --call toolu_01AbC"))
 @argument("cid", "The conversation id `submit` printed.", "ID", type=ID)
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
+@temporal_option
 @db_option
+@leaves_at_once
 @person_facing()
-def approve_command(cid: int, call: str | None, db: Location | None) -> None:
-    """Approve a side effect a submitted turn waits on; the next worker to claim the turn goes on."""
-    _answer(cid, call, True, "", db)
+def approve_command(cid: int, call: str | None, temporal: str, db: Location | None) -> None:
+    """Approve a side effect a submitted turn waits on; its workflow goes on at once."""
+    _answer(cid, call, True, "", temporal, db)
 
 
 @command(
@@ -238,22 +346,41 @@ def approve_command(cid: int, call: str | None, db: Location | None) -> None:
 @argument("cid", "The conversation id `submit` printed.", "ID", type=ID)
 @click.option("--call", "call", metavar="TOOL_USE_ID", help="Which waiting call (needed when several wait).")
 @click.option("--reason", "reason", default="", metavar="TEXT", help="Why: the model is told, to propose another.")
+@temporal_option
 @db_option
+@leaves_at_once
 @person_facing()
-def decline_command(cid: int, call: str | None, reason: str, db: Location | None) -> None:
-    """Decline a side effect a submitted turn waits on; the model hears the reason from the next worker."""
-    _answer(cid, call, False, reason, db)
+def decline_command(cid: int, call: str | None, reason: str, temporal: str, db: Location | None) -> None:
+    """Decline a side effect a submitted turn waits on; the model hears the reason as its workflow goes on."""
+    _answer(cid, call, False, reason, temporal, db)
 
 
-def _answer(cid: int, call: str | None, approved: bool, reason: str, db: Location | None) -> None:
-    from scheduler_agent.workers import approvals
+def _answer(cid: int, call: str | None, approved: bool, reason: str, temporal: str, db: Location | None) -> None:
+    from scheduler_agent.agent.errors import AgentError
+    from scheduler_agent.workflows import engine
+    from scheduler_agent.workflows.names import Answer
+    from scheduler_agent.workflows.submission import last_turn
 
     conn = _connect(db)
-    answered = approvals.answer(conn, cid, call, approved, reason)
-    left = approvals.pending(conn, cid)
+    turn = last_turn(conn, cid)
+    if turn is None:
+        raise AgentError(f"conversation {cid} waits for no approval: it has no turn")
+
+    waiting = engine.chosen(conn, cid, call)  # an unknown call is refused here, at once
+
+    async def answered() -> Any:
+        client = await engine.connect(temporal)
+        return await engine.answer(client, conn, turn, Answer(waiting.call, approved, reason))
+
+    result = asyncio.run(answered())
     verb = "approved" if approved else "declined"
-    click.echo(f"{verb}: {visible(answered.summary)}  [{answered.tool_use_id}]")
-    if left:
-        click.echo(f"conversation {cid} still waits on {len(left)} call(s): {', '.join(p.tool_use_id for p in left)}")
+    click.echo(f"{verb}: {visible(waiting.summary)}  [{waiting.call}]")
+    if result is None:
+        click.echo(
+            f"conversation {cid}: the answer is stored; the turn goes on once a worker runs (`scheduler-agent worker`)"
+        )
+    elif result.still_waiting:
+        left = result.still_waiting
+        click.echo(f"conversation {cid} still waits on {len(left)} call(s): {', '.join(left)}")
     else:
-        click.echo(f"conversation {cid} is queued again: the next worker goes on (`scheduler-agent wait {cid}`)")
+        click.echo(f"conversation {cid} goes on: `scheduler-agent wait {cid}`")
