@@ -19,7 +19,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 if TYPE_CHECKING:
     from caldav.davclient import DAVClient
@@ -59,8 +59,11 @@ def free_port() -> int:
         return port
 
 
-class RadicaleServer:
-    """`with RadicaleServer(folder, {"jordan": "pw", ...}) as server:` … `server.url`."""
+class ServerProcess:
+    """A CalDAV server run as its own process group on a free loopback port, with a start-up deadline: what
+    `RadicaleServer` and `xandikos_server.XandikosServer` share (`url`, `users`, `kill`, `stop`, `with`)."""
+
+    NAME = ""  # the server's name, in its log file's name and in errors
 
     def __init__(self, folder: Path, users: dict[str, str]) -> None:
         self.folder = folder
@@ -69,10 +72,62 @@ class RadicaleServer:
         self.url = f"http://127.0.0.1:{self.port}/"
         self.process: subprocess.Popen[bytes] | None = None
 
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def _launch(self, command: list[str], env: dict[str, str] | None = None) -> Self:
+        """Start `command` with its output in the log file, then wait until the port answers."""
+        log = (self.folder / f"{self.NAME.lower()}.log").open("wb")
+        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+        deadline = time.monotonic() + START_DEADLINE_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.NAME} exited with {self.process.returncode}: {self.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{self.NAME} did not answer on port {self.port} within {START_DEADLINE_SECONDS} s")
+
+    def log(self) -> str:
+        path = self.folder / f"{self.NAME.lower()}.log"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL: the server is gone mid-whatever, no goodbye."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class RadicaleServer(ServerProcess):
+    """`with RadicaleServer(folder, {"jordan": "pw", ...}) as server:` … `server.url`."""
+
+    NAME = "Radicale"
+
     def user_url(self, user: str) -> str:
         return f"{self.url}{user}/"
 
-    def start(self) -> RadicaleServer:
+    def start(self) -> Self:
         self.folder.mkdir(parents=True, exist_ok=True)
         users = self.folder / "users"
         users.write_text("".join(f"{name}:{password}\n" for name, password in self.users.items()), encoding="utf-8")
@@ -103,56 +158,7 @@ mask_passwords = True
 """,
             encoding="utf-8",
         )
-        log = (self.folder / "radicale.log").open("wb")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "radicale", "--config", str(config)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self._wait_until_up()
-        return self
-
-    def _wait_until_up(self) -> None:
-        assert self.process is not None
-        deadline = time.monotonic() + START_DEADLINE_SECONDS
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"Radicale exited with {self.process.returncode}: {self.log()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"Radicale did not answer on port {self.port} within {START_DEADLINE_SECONDS} s")
-
-    def log(self) -> str:
-        path = self.folder / "radicale.log"
-        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
-
-    def kill(self) -> None:
-        """SIGKILL: the server is gone mid-whatever, no goodbye."""
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
-
-    def __enter__(self) -> RadicaleServer:
-        return self.start()
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self.stop()
+        return self._launch([sys.executable, "-m", "radicale", "--config", str(config)])
 
 
 def unique_passwords() -> dict[str, str]:
