@@ -22,34 +22,22 @@ are assembled as JSON, key order kept: `assemble` below is the SDK's own accumul
 
 from __future__ import annotations
 
-import gc
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from scheduler_agent.agent.collector import collector_paused
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.errors import AgentError, ModelRequestFailed, ModelUnavailable, UnusableReply
 from scheduler_agent.agent.events import Retrying
 from scheduler_agent.agent.request import encode
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api.retry import RETRIED_STATUSES, backoff, retry_after, retryable
+from scheduler_agent.api.sdk import RAW_RESPONSE_HEADER, anthropic, httpx2
 from scheduler_agent.api.sse import IncompleteStream, assemble
 from scheduler_agent.api.timeouts import CONNECT_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS, MAX_RETRY_AFTER_SECONDS
 from scheduler_agent.api.waiting import OnWait, Watch
-
-# The SDK's import makes about 150,000 objects that live as long as the process. Collecting while it runs
-# made ~300 passes over them that freed about 650 objects, 120-200 ms of a 0.9 s import here: paused until
-# it is done, then those objects are kept out of every later collection (issue 14). Frozen before the collector
-# is on again: the count of objects made while it was off would start a pass over all of them at once.
-with collector_paused():
-    import anthropic
-    import httpx2
-    from anthropic._constants import RAW_RESPONSE_HEADER  # what `with_streaming_response` sends
-
-    gc.freeze()
 
 if TYPE_CHECKING:
     from anthropic._middleware import MiddlewareInput

@@ -14,7 +14,7 @@ import email.utils
 import random
 import time
 
-import anthropic
+from scheduler_agent.api.sdk import anthropic
 
 RETRIED_STATUSES = (408, 409, 429)  # and every 5xx: a timeout, a lock, a rate limit, the server's own error
 INITIAL_RETRY_DELAY = 0.5  # seconds, doubled at each retry

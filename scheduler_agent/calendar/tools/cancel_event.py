@@ -1,6 +1,6 @@
 """cancel_event: cancel one event, or one occurrence of a repeating one, exactly once.
 
-The person approves each cancellation: `--yes` never does (agent/approval.py), only `--yes-cancel`.
+The person approves each cancellation: `--yes` never does (session/approval.py), only `--yes-cancel`.
 """
 
 from __future__ import annotations
