@@ -13,10 +13,12 @@ store, written by the other worker; the test prints it (a bound is asserted, not
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,7 @@ from worker_fleet import (
     statuses,
     stored,
     submit,
+    temporal_cli,
     until,
     workers,
 )
@@ -41,7 +44,7 @@ from scheduler_agent.testing.booking_script import booking_script, request_text
 from scheduler_agent.testing.postgres import PostgresServer, ServerUnavailable
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
 from scheduler_agent.testing.temporal import TemporalServer
-from scheduler_agent.workflows.names import HEARTBEAT_TIMEOUT
+from scheduler_agent.workflows.names import HEARTBEAT_TIMEOUT, TurnKey
 
 TAKE_OVER_BOUND = 15.0  # the issue's bound on moving a dead worker's step to another
 FINISH_SECONDS = 150.0  # every turn ends within this (generous: a loaded 2-core machine)
@@ -121,6 +124,43 @@ def test_a_worker_killed_after_a_booking_hands_the_turn_to_the_other_within_the_
         assert stored(pg_store, key.cid)[-1]["content"] == [text(f"Booked slot {n}.")]
     # every request once: the booking reply the killed worker had stored was taken from the store, not asked again
     assert asked.counts() == {(n, entries): 1 for n in conversations for entries in (1, 3, 5)}
+
+
+def attempts(address: str, key: TurnKey) -> list[int]:
+    """The attempt of every activity the turn's workflow started, from the server's own history."""
+    shown = json.loads(temporal_cli(address, "workflow", "show", "--workflow-id", key.workflow_id, "-o", "json"))
+    started = [
+        event["activityTaskStartedEventAttributes"]
+        for event in shown["events"]
+        if "activityTaskStartedEventAttributes" in event
+    ]
+    return [int(each.get("attempt", 1)) for each in started]
+
+
+@pytest.mark.timeout(240)
+def test_a_step_waiting_longer_than_the_heartbeat_timeout_heartbeats_and_is_not_taken_from_its_worker(
+    temporal: TemporalServer, queue: str, pg_store: str, tmp_path: Path
+) -> None:
+    """The model takes longer than the heartbeat timeout to answer, and so does the booking: each step heartbeats
+    while it waits, so neither is run again (on the other worker, idle beside it)."""
+    slow = HEARTBEAT_TIMEOUT + 3
+    script = booking_script()
+
+    def slow_first_reply(request: JSON) -> Reply | None:
+        reply = script(request)
+        return replace(reply, delay=slow) if reply is not None and len(request["messages"]) == 1 else reply
+
+    asked = Asked(slow_first_reply)
+    pause = ("SCHEDULER_AGENT_TEST_PAUSE_AT=between_check_and_insert", f"SCHEDULER_AGENT_TEST_PAUSE={slow}")
+    with (
+        ScriptedServer([], script=asked) as api,
+        workers(tmp_path, temporal.address, queue, api.url, pg_store, pause, pause),
+    ):
+        [key] = submit(pg_store, temporal.address, queue, [request_text(0)], BOOKINGS)
+        until("the turn ended", FINISH_SECONDS, lambda: all_ended(pg_store, [key]))
+    assert asked.counts() == {(0, 1): 1, (0, 3): 1, (0, 5): 1}
+    assert attempts(temporal.address, key) == [1, 1, 1, 1, 1]  # three model steps, two rounds: each run once
+    each_slot_booked_once(pg_store, range(1))
 
 
 RACED = "2026-09-14T11:00"

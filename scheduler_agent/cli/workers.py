@@ -294,14 +294,20 @@ def worker_command(
     db: Location | None,
 ) -> None:
     """Run submitted turns from Temporal with the same loop; SIGTERM lets the steps running finish, then stops."""
-    from scheduler_agent.agent.errors import ModelRequestFailed
+    from scheduler_agent.agent.errors import InputError, ModelRequestFailed
     from scheduler_agent.agent.request import DEFAULT_MODEL
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
     from scheduler_agent.cli.live import has_credentials
     from scheduler_agent.session.session import Settings
     from scheduler_agent.workflows import engine, worker
+    from scheduler_agent.workflows.names import STEP_SECONDS
     from scheduler_agent.workflows.steps import TurnSteps
 
+    if timeout + tool_deadline > STEP_SECONDS:  # Temporal would take a step still waiting for the model away
+        raise InputError(
+            f"--timeout {timeout:g} with --tool-deadline {tool_deadline:g} is more than a step may take on Temporal "
+            f"({STEP_SECONDS:g} s, its start-to-close timeout): give --timeout at most {STEP_SECONDS - tool_deadline:g}"
+        )
     _connect(db, creates=True).close()  # the database opens (and is migrated) before any step runs
     if not has_credentials(make_client()):
         raise ModelRequestFailed(NO_CREDENTIALS)
