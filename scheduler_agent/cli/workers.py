@@ -317,10 +317,10 @@ def worker_command(
     def say(line: str) -> None:
         click.echo(visible(line), err=True)
 
-    def send() -> Any:
-        return ModelAPI(make_client(), timeout=timeout).send
-
-    steps = TurnSteps(lambda: _connect(db, creates=True), send, settings, say, concurrency + 1)
+    # one client for every step (it is thread-safe): a new one made an SSL context each time, which took about
+    # 170 ms of CPU (loading the CA file), more than the rest of a step (benchmarks/workers.py's parts row)
+    model = ModelAPI(make_client(), timeout=timeout)
+    steps = TurnSteps(lambda: _connect(db, creates=True), lambda: model.send, settings, say, concurrency + 1)
 
     async def work() -> None:
         client = await engine.connect(temporal)
