@@ -56,6 +56,33 @@ class Run:
     workers: int
     seconds: float  # the first workflow's start to the last one's result
     iterations: int
+    cpu: dict[str, float]  # CPU seconds meanwhile: the workers, the Temporal server, PostgreSQL
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of process `pid` and of its descendants, live or waited for, from /proc (0 if gone)."""
+    stats: dict[int, tuple[int, float]] = {}  # pid: (parent, CPU seconds with its waited-for children)
+    for path in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = path.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended meanwhile
+        ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        stats[int(path.parent.name)] = (int(fields[1]), ticks / os.sysconf("SC_CLK_TCK"))
+    children: dict[int, list[int]] = {}
+    for each, (parent, _) in stats.items():
+        children.setdefault(parent, []).append(each)
+    total, todo = 0.0, [pid]
+    while todo:
+        each = todo.pop()
+        total += stats.get(each, (0, 0.0))[1]
+        todo += children.get(each, [])
+    return total
+
+
+def postmaster(servers: Servers) -> int:
+    """PostgreSQL's postmaster (its backends, one a connection, are its children: counted with it)."""
+    return int((servers.pg.data / "postmaster.pid").read_text().split()[0])
 
 
 @dataclass(frozen=True)
@@ -81,6 +108,10 @@ class Servers:
         except Exception:
             self.temporal.stop()
             raise
+
+    def temporal_pid(self) -> int:
+        assert self.temporal.process is not None
+        return self.temporal.process.pid
 
     def new_store(self) -> str:
         """A new database with the demo calendar in it."""
@@ -202,13 +233,17 @@ def one_run(servers: Servers, workers: int, conversations: int, delay: float) ->
         running = Workers(servers, api.url, store, queue, workers)
         try:
             keys = store_turns(store, range(conversations))
+            pids = {"workers": [p.pid for p in running.processes], "Temporal server": [servers.temporal_pid()]}
+            pids["PostgreSQL"] = [postmaster(servers)]
+            before = {part: sum(map(cpu_seconds, each)) for part, each in pids.items()}
             seconds = asyncio.run(run_turns(servers.temporal.address, queue, keys))
+            cpu = {part: sum(map(cpu_seconds, each)) - before[part] for part, each in pids.items()}
         finally:
             running.stop()
         booked = _count(store, "SELECT count(*) FROM events WHERE title LIKE 'Slot %'")
         if booked != conversations:
             raise RuntimeError(f"{booked} slots booked for {conversations} conversations")
-        return Run(workers, seconds, len(api.received))
+        return Run(workers, seconds, len(api.received), cpu)
 
 
 def _count(store: str, sql: str) -> int:
@@ -374,6 +409,16 @@ def throughput_rows(runs: list[Run], conversations: int, delay: float) -> list[R
                 f"{speedup:.2f}x",
                 f">= {GOAL}x" if claim else "-",
                 speedup >= GOAL if claim else None,
+            )
+        )
+    for run in (runs[0], runs[-1]) if len(runs) > 1 else runs:  # what bounds the scaling on this machine
+        parts = "; ".join(f"{part} {seconds / run.iterations * 1000:.1f} ms" for part, seconds in run.cpu.items())
+        total = sum(run.cpu.values()) / run.iterations
+        table.append(
+            Row(
+                f"{FIGURE}: CPU an iteration with {run.workers} worker(s), by process",
+                f"{parts}; in all {total * 1000:.1f} ms ({os.cpu_count()} cores: at most "
+                f"{(os.cpu_count() or 1) / total:.0f} iterations a second)",
             )
         )
     return table
