@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, suppress
 from typing import Any, TextIO
@@ -54,6 +55,7 @@ class ServerConnection:
         self.dead: str | None = None  # why every later call fails at once, once the server is gone
         self._client: Client | None = None
         self._context: AbstractContextManager[Client] | None = None
+        self._opening = threading.Lock()
 
     def open(self) -> None:
         if self.spec.url is not None:
@@ -135,10 +137,11 @@ class ServerConnection:
         return content
 
     def _open_client(self) -> Client:
-        if self._client is None:
-            self.open()
-        assert self._client is not None
-        return self._client
+        with self._opening:  # a worker's steps share its servers: one of them opens it
+            if self._client is None:
+                self.open()
+            assert self._client is not None
+            return self._client
 
 
 def result_content(server: str, result: types.CallToolResult) -> list[JSON]:
