@@ -34,10 +34,24 @@ def temporal_env(temporal: TemporalServer) -> dict[str, str]:
     return {"SCHEDULER_AGENT_TEMPORAL": temporal.address, "SCHEDULER_AGENT_TASK_QUEUE": queue}
 
 
+SEARCH_THEN_BOOK = [
+    Reply([FIND], "tool_use"),
+    Reply([BOOK], "tool_use"),
+    Reply([text("Booked on your other calendar.")]),
+]
+# two turns: a booking the server dies in the middle of, then a search in the next turn
+DIES_THEN_SEARCH = [
+    Reply([BOOK], "tool_use"),
+    Reply([text("Your other calendar stopped.")]),
+    Reply([FIND], "tool_use"),
+    Reply([text("Monday 14:00 is free.")]),
+]
+
+
 @pytest.fixture
-def api() -> Iterator[ScriptedServer]:
-    replies = [Reply([FIND], "tool_use"), Reply([BOOK], "tool_use"), Reply([text("Booked on your other calendar.")])]
-    with ScriptedServer(replies) as running:
+def api(request: pytest.FixtureRequest) -> Iterator[ScriptedServer]:
+    """The model: SEARCH_THEN_BOOK, or the replies a test gives (`indirect`)."""
+    with ScriptedServer(getattr(request, "param", SEARCH_THEN_BOOK)) as running:
         yield running
 
 
@@ -135,3 +149,23 @@ def test_a_worker_without_the_server_fails_the_turn_naming_it(
     assert resumed.returncode == 2, resumed.stderr
     assert f"conversation {cid} used the MCP server 'cal': give the same --mcp cal=COMMAND_OR_URL" in resumed.stderr
     assert api.received == []
+
+
+@pytest.mark.parametrize("api", [DIES_THEN_SEARCH], indirect=True)
+def test_a_server_that_died_in_one_turn_is_started_again_for_the_next(
+    temporal: TemporalServer, demo_db: Path, other_db: Path, api: ScriptedServer, start_worker: object
+) -> None:
+    dying = server_command(other_db, "SCHEDULER_AGENT_FAULT=after_calendar_write")  # SIGKILL after a booking
+    start_worker("--mcp", dying)  # type: ignore[operator]
+    first = submitted_id(cli(temporal, demo_db, "submit", "book", "--yes", "--mcp", dying))
+    assert cli(temporal, demo_db, "wait", str(first)).returncode == 0
+    died = [b for b in api.received[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert died[0]["is_error"] is True and "the server stopped" in died[0]["content"]
+    assert booked(other_db) == 1  # it died after writing
+
+    second = submitted_id(cli(temporal, demo_db, "submit", "find", "--yes", "--mcp", dying))
+    done = cli(temporal, demo_db, "wait", str(second))
+    assert (done.returncode, done.stdout) == (0, "Monday 14:00 is free.\n")
+    found = [b for b in api.received[3]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert "is_error" not in found[0]  # the worker started the server again for the new turn
+    assert found[0]["content"][0]["text"].startswith("Free")

@@ -83,6 +83,13 @@ class ServerConnection:
             with suppress(*_GONE):  # it was gone already: nothing is left to close
                 context.__exit__(None, None, None)
 
+    def revive(self) -> None:
+        """A server that died is started again at its next use (a worker's next turn): closed, its death forgotten."""
+        with self._opening:
+            if self.dead is not None:
+                self.close()
+                self.dead = None
+
     def list_tools(self) -> list[types.Tool]:
         """Every tool the server offers, page after page."""
         client = self._open_client()

@@ -169,6 +169,8 @@ class TurnSteps:
         lease.claim(conn, step.cid, turn_holder(step.store, step.cid, step.turn))
         servers = self._servers(conn, step)
         if servers is not None:
+            for connection in servers.connections.values():
+                connection.revive()  # a server that died in an earlier turn is started again for this one
             list_and_store(conn, step.cid, servers)
         return StepOutcome(GO_ON)
 
