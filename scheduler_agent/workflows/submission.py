@@ -47,6 +47,7 @@ def store_turn(
         session.store()
     else:
         session = Session.stored(conn, cid, _no_model, settings, ignore, clock)
+        lease.check_free(conn, cid, lease.Holder.me())  # a turn of it still running anywhere: exit 8
         _check_can_take_a_turn(conn, cid, session.messages)
     fresh = session.fresh_context()
     fresh.mcp = {name: [] for name in mcp}  # their tools: listed by the worker that starts the turn
