@@ -323,7 +323,7 @@ def worker_command(
     from scheduler_agent.agent.request import DEFAULT_MODEL
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
     from scheduler_agent.cli.live import has_credentials
-    from scheduler_agent.mcp_client.servers import config_path
+    from scheduler_agent.mcp_client.turn import given_servers
     from scheduler_agent.session.session import Settings
     from scheduler_agent.workflows import engine, worker
     from scheduler_agent.workflows.steps import TurnSteps
@@ -340,11 +340,7 @@ def worker_command(
     def send() -> Any:
         return ModelAPI(make_client(), timeout=timeout).send
 
-    servers = None
-    if mcp or mcp_trust or config_path().exists():
-        from scheduler_agent.mcp_client.toolbox import started
-
-        servers = started(mcp, mcp_trust, sys.stderr)  # a server's stderr joins the worker's
+    servers = given_servers(mcp, mcp_trust, sys.stderr)  # a server's stderr joins the worker's
     steps = TurnSteps(lambda: _connect(db, creates=True), send, settings, say, concurrency + 1, servers)
 
     async def work() -> None:

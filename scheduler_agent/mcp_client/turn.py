@@ -9,10 +9,10 @@ refuses, naming it, when it is not.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.mcp_client.servers import ServerSpecError
+from scheduler_agent.mcp_client.servers import ServerSpecError, config_path
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection
 
@@ -41,6 +41,16 @@ def refuse_missing(stored: Mapping[str, list[JSON]], given: Iterable[str], cid: 
             f"conversation {cid} used the MCP server{'s' if len(missing) > 1 else ''} {names}: give the same "
             f"{flags} (or its [servers.NAME] table in the config file) to go on with it"
         )
+
+
+def given_servers(given: tuple[str, ...], trusted: tuple[str, ...], errlog: TextIO) -> McpServers | None:
+    """The servers a process was given (`--mcp`, `--mcp-trust`, mcp.toml), each started when first needed; None,
+    without importing the SDK, when there are none (a worker's start-up stays as fast)."""
+    if not (given or trusted or config_path().exists()):
+        return None
+    from scheduler_agent.mcp_client.toolbox import started
+
+    return started(given, trusted, errlog)
 
 
 def start_turn(servers: McpServers | None) -> None:
