@@ -44,6 +44,9 @@ class Holder:
         return cls(socket.gethostname(), os.getpid())
 
     def __str__(self) -> str:
+        if self.host.startswith("workflow:"):  # a submitted turn's (workflows/records.py): whichever worker runs it
+            workflow = self.host.removeprefix("workflow:")
+            return f"its submitted turn (workflow {workflow}; `scheduler-agent wait` waits for it)"
         return f"process {self.pid} on {self.host}"
 
     def alive(self) -> bool | None:
@@ -89,12 +92,8 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     now = _now()
     seconds = holder.lease_seconds if seconds is None else seconds
     with transaction(conn):
+        check_free(conn, cid, holder)
         held = current(conn, cid)
-        if held is not None and held.holder != holder and not _lapsed(held, now):
-            raise ConversationBusy(
-                f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
-                f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
-            )
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
         conn.execute(
@@ -125,6 +124,16 @@ def release(conn: Connection, cid: int, holder: Holder) -> None:
         conn.execute(
             "DELETE FROM leases WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
             (cid, holder.host, holder.pid),
+        )
+
+
+def check_free(conn: Connection, cid: int, holder: Holder) -> None:
+    """Raise ConversationBusy, as `claim` would, when someone other than `holder` holds `cid`; take nothing."""
+    held = current(conn, cid)
+    if held is not None and held.holder != holder and not _lapsed(held, _now()):
+        raise ConversationBusy(
+            f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
+            f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
         )
 
 
