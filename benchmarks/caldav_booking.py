@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for, make_calendars
 
-from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
-from scheduler_agent.calendar.caldav_connect import Connection, load_connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav.connect import Connection, load_connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav.writes import CalDAVCalendar
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.storage.db import connect
 

@@ -80,9 +80,9 @@ def rows(folder: Path, runs: int, count: int = 10_000) -> list[Row]:
 
     from scheduler_agent.agent.deadline import Deadline
     from scheduler_agent.calendar.caldav import fresh
+    from scheduler_agent.calendar.caldav.connect import Connection, save_connection
+    from scheduler_agent.calendar.caldav.server import CalDAVReader
     from scheduler_agent.calendar.caldav.sync import sync
-    from scheduler_agent.calendar.caldav_connect import Connection, save_connection
-    from scheduler_agent.calendar.caldav_read import CalDAVReader
     from scheduler_agent.calendar.clock import Clock
     from scheduler_agent.calendar.events import add_events, checked_row
     from scheduler_agent.calendar.opening import open_calendar

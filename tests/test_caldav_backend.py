@@ -18,15 +18,15 @@ from radicale_server import OWNER_USER, PRIYA_USER, LosingProxy, RadicaleServer,
 
 from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, Written, written_text
-from scheduler_agent.calendar.caldav_connect import (
+from scheduler_agent.calendar.caldav.connect import (
     CalDAVError,
     Connection,
     load_connection,
     save_connection,
     set_contact,
 )
-from scheduler_agent.calendar.caldav_ics import Attendee, booking_ics, booking_uid
+from scheduler_agent.calendar.caldav.ics import Attendee, booking_ics, booking_uid
+from scheduler_agent.calendar.caldav.writes import CalDAVCalendar, Written, written_text
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.calendar.types import CalendarError

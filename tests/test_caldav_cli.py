@@ -16,7 +16,7 @@ import pytest
 from helpers import on_a_terminal, run_cli
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url
 
-from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
+from scheduler_agent.calendar.caldav.writes import CalDAVCalendar
 from scheduler_agent.storage.db import connect, revision
 from scheduler_agent.storage.migrations import HEAD
 

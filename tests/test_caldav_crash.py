@@ -24,8 +24,8 @@ from caldav.collection import Calendar
 from helpers import run_cli
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for
 
-from scheduler_agent.calendar.caldav_connect import Connection, save_connection, set_contact
-from scheduler_agent.calendar.caldav_ics import booking_uid
+from scheduler_agent.calendar.caldav.connect import Connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav.ics import booking_uid
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations

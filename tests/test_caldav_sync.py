@@ -21,9 +21,9 @@ from xandikos_server import XandikosServer
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.caldav.connect import Connection, load_connection, open_client, save_connection
+from scheduler_agent.calendar.caldav.ics import booking_uid
 from scheduler_agent.calendar.caldav.sync import sync
-from scheduler_agent.calendar.caldav_connect import Connection, load_connection, open_client, save_connection
-from scheduler_agent.calendar.caldav_ics import booking_uid
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.opening import open_calendar
 from scheduler_agent.calendar.people import add_person, set_owner

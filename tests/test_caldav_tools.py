@@ -19,9 +19,9 @@ from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import SqliteCalendar
-from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
-from scheduler_agent.calendar.caldav_connect import Connection, save_connection, set_contact
-from scheduler_agent.calendar.caldav_ics import booking_uid
+from scheduler_agent.calendar.caldav.connect import Connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav.ics import booking_uid
+from scheduler_agent.calendar.caldav.remote import RemoteCalendar
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.opening import open_calendar

@@ -3,7 +3,7 @@
 The tools (calendar/tools/) see a calendar only through `Calendar`: who is in it, the busy intervals
 of some people in a window, the events in a window, one event as stored, and the three changes
 (create, move, cancel), each keyed by the `tool_use` id of the call it answers so that it happens
-exactly once. The owner's CalDAV server sits behind the same interface (caldav_calendar.py);
+exactly once. The owner's CalDAV server sits behind the same interface (caldav/remote.py);
 `open_calendar` (calendar/opening.py) is the one place that chooses.
 
 Each change writes its event and its record (calendar/bookings.py) in one transaction, inside the

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import click
 
-from scheduler_agent.calendar import caldav_connect as cc
+from scheduler_agent.calendar.caldav import connect as cc
 from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import examples
 from scheduler_agent.cli.core import argument, command
@@ -52,7 +52,7 @@ def connect_command(
     db: Location | None,
 ) -> None:
     """Book on your calendar server (CalDAV: Nextcloud, Fastmail, iCloud, Radicale, ...) instead of locally."""
-    from scheduler_agent.calendar.caldav_read import CalDAVReader
+    from scheduler_agent.calendar.caldav.server import CalDAVReader
 
     with person_facing():
         conn = existing(db)
@@ -93,8 +93,8 @@ def _first_sync(conn: Connection, chosen: cc.Connection, password: str) -> None:
     """What `connect` does after storing the connection: asks about scheduling once, syncs, and says what
     happens to the local events and where bookings go."""
     from scheduler_agent.calendar.caldav import replica
+    from scheduler_agent.calendar.caldav.server import CalDAVReader
     from scheduler_agent.calendar.caldav.sync import sync
-    from scheduler_agent.calendar.caldav_read import CalDAVReader
     from scheduler_agent.storage.db import transaction
 
     with transaction(conn):
@@ -195,7 +195,7 @@ def _check_caldav(conn: Connection, connection: cc.Connection) -> int:
     from scheduler_agent.calendar.caldav import replica
     from scheduler_agent.calendar.caldav.fresh import last_sync_line
     from scheduler_agent.calendar.caldav.sync import sync
-    from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
+    from scheduler_agent.calendar.caldav.writes import CalDAVCalendar
     from scheduler_agent.calendar.people import list_people
 
     state = replica.sync_state(conn)

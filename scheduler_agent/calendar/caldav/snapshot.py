@@ -15,8 +15,8 @@ from itertools import count
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
-from scheduler_agent.calendar.caldav_connect import contacts
+from scheduler_agent.calendar.caldav.connect import contacts
+from scheduler_agent.calendar.caldav.remote import RemoteCalendar
 from scheduler_agent.calendar.fixtures import export_fixture
 
 

@@ -16,17 +16,17 @@ from typing import Protocol
 
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.caldav_connect import Connection
-from scheduler_agent.calendar.caldav_ics import changed_ics
-from scheduler_agent.calendar.caldav_read import CalDAVReader, href_of
-from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent, Written
+from scheduler_agent.calendar.caldav.connect import Connection
+from scheduler_agent.calendar.caldav.ics import changed_ics
+from scheduler_agent.calendar.caldav.server import CalDAVReader, href_of
+from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteEvent, Written
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.storage import db
 
 
 class ChangingCalendar(Protocol):
-    """What a change needs of the CalDAV calendar (caldav_backend.CalDAVCalendar), which imports this module."""
+    """What a change needs of the CalDAV calendar (writes.CalDAVCalendar), which imports this module."""
 
     conn: db.Connection
     connection: Connection

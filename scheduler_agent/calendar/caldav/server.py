@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 from zoneinfo import ZoneInfo
 
-from scheduler_agent.calendar.caldav_connect import (
+from scheduler_agent.calendar.caldav.connect import (
     REQUEST_DEADLINE_SECONDS,
     CalDAVError,
     Connection,
@@ -26,8 +26,8 @@ from scheduler_agent.calendar.caldav_connect import (
     open_client,
     server_errors,
 )
-from scheduler_agent.calendar.caldav_ics import Occurrence, parse_freebusy, read_occurrence, title_of
-from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent
+from scheduler_agent.calendar.caldav.ics import Occurrence, parse_freebusy, read_occurrence, title_of
+from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteEvent
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.recurrence import check_expandable

@@ -7,7 +7,7 @@ It reads the store, as the local calendar does: the server's calendar is synced 
 first when the last sync is older than 5 s (caldav/fresh.py); when the server cannot be reached, the
 replica is read and `staleness` gives the model the line saying so. Busy time of a person with a
 `--caldav` calendar of their own (shared with the owner, often free-busy only) is still asked of the
-server. The ids the model sees are the store's. Changes are written to the server (caldav_backend.py:
+server. The ids the model sees are the store's. Changes are written to the server (caldav/writes.py:
 `If-None-Match: *` for a booking, `If-Match` with the replica's ETag for a move or cancellation), then the
 replica is synced from the server; a change refused because the event changed on the server syncs too.
 
@@ -33,11 +33,11 @@ from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Answer, Key, SqliteCalendar, StoredEvent
 from scheduler_agent.calendar.bookings import Booking, booking_for
 from scheduler_agent.calendar.caldav import fresh, replica
-from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, written_text
-from scheduler_agent.calendar.caldav_changes import describe
-from scheduler_agent.calendar.caldav_connect import REQUEST_DEADLINE_SECONDS, Connection, contacts, password_for
-from scheduler_agent.calendar.caldav_ics import booking_uid
-from scheduler_agent.calendar.caldav_types import BusyInterval, Written
+from scheduler_agent.calendar.caldav.changes import describe
+from scheduler_agent.calendar.caldav.connect import REQUEST_DEADLINE_SECONDS, Connection, contacts, password_for
+from scheduler_agent.calendar.caldav.ics import booking_uid
+from scheduler_agent.calendar.caldav.types import BusyInterval, Written
+from scheduler_agent.calendar.caldav.writes import CalDAVCalendar, written_text
 from scheduler_agent.calendar.slots import Interval
 from scheduler_agent.calendar.types import OWNER_KEY, Event
 from scheduler_agent.storage import db

@@ -31,8 +31,8 @@ from datetime import UTC, datetime, timedelta
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.caldav_changes import EventChanges, changed_on_server, describe, overlaps
-from scheduler_agent.calendar.caldav_connect import (
+from scheduler_agent.calendar.caldav.changes import EventChanges, changed_on_server, describe, overlaps
+from scheduler_agent.calendar.caldav.connect import (
     CONNECT_HINT,
     REQUEST_DEADLINE_SECONDS,
     CalDAVError,
@@ -42,9 +42,9 @@ from scheduler_agent.calendar.caldav_connect import (
     load_connection,
     password_for,
 )
-from scheduler_agent.calendar.caldav_ics import Attendee, booking_ics, booking_uid
-from scheduler_agent.calendar.caldav_read import CalDAVReader, local_id
-from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent, Written
+from scheduler_agent.calendar.caldav.ics import Attendee, booking_ics, booking_uid
+from scheduler_agent.calendar.caldav.server import CalDAVReader, local_id
+from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteEvent, Written
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Person
@@ -201,7 +201,7 @@ class CalDAVCalendar:
         check_status(href, status, doing)
         return status
 
-    # --- move and cancel (caldav_changes.py) -------------------------------------------------------
+    # --- move and cancel (changes.py) -------------------------------------------------------
 
     def move(
         self, tool_use_id: str, event_id: int, new_start: datetime, minutes: int, etag: str | None = None
