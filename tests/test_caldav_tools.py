@@ -250,6 +250,11 @@ def test_the_server_gone_mid_turn_is_an_actionable_error_for_the_model(
     radicale.kill()
     with pytest.raises(ToolError) as failure:
         run(tools, "create_event", {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30}, "toolu_b")
-    assert str(failure.value).startswith("The calendar cannot be used: cannot reach the CalDAV server at 127.0.0.1")
-    assert str(failure.value).endswith("is it running, and is the URL right?. Tell the user.")
+    first, line = str(failure.value).splitlines()
+    assert first.startswith("The calendar cannot be used: cannot reach the CalDAV server at 127.0.0.1")
+    assert first.endswith("is it running, and is the URL right?. Tell the user.")
+    assert line == (  # the checks read the local copy: the model is told so, in one line
+        "Your calendar server: never synced; 127.0.0.1 unreachable; busy time is as of then. "
+        "Shared calendars: Priya Raman: never synced; 127.0.0.1 unreachable; their busy time is as of then."
+    )
     assert connected_conn.execute("SELECT count(*) FROM bookings").fetchone()[0] == 0

@@ -1,37 +1,30 @@
-"""Reading a CalDAV server: the owner's events, people's busy time, one event with its ETag.
+"""The server of one connection, for the writes: its client, one resource read with its ETag, its calendars.
 
-The owner's calendar is read with a time-range calendar-query, expanded (the conflict text names the
-clashing event, so titles are needed). Someone else's shared calendar is read with a free-busy-query
-REPORT ("busy", no title) where the server allows it, else with the same calendar-query. Transparent
-and cancelled events are free. A person with no CalDAV calendar keeps the local calendar's busy time.
-Each remote resource gets a local integer id (table `caldav_events`): the id the model sees.
+Nothing here reads busy time: the owner's calendar is synced into the store (sync.py), a person's shared
+calendar too (people.py), and every reader reads the store. What the writes need of the server is here:
+the client (opened on first use), the resource a change is about with its ETag (`fetch`, one GET), and the
+local id each resource gets (table `caldav_events`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from datetime import datetime
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 from zoneinfo import ZoneInfo
 
 from scheduler_agent.calendar.caldav.connect import (
     REQUEST_DEADLINE_SECONDS,
-    CalDAVError,
     Connection,
     check_status,
     contacts,
     open_client,
     server_errors,
 )
-from scheduler_agent.calendar.caldav.ics import Occurrence, parse_freebusy, read_occurrence, title_of
-from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteEvent
-from scheduler_agent.calendar.events import events_for
-from scheduler_agent.calendar.people import get_owner, list_people
-from scheduler_agent.calendar.recurrence import check_expandable
-from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Event, Person
+from scheduler_agent.calendar.caldav.ics import Occurrence, read_occurrence
+from scheduler_agent.calendar.caldav.types import Fetched, RemoteEvent
+from scheduler_agent.calendar.people import get_owner
+from scheduler_agent.calendar.types import OWNER_KEY, Event, Person
 from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
 
@@ -40,7 +33,7 @@ if TYPE_CHECKING:
     from caldav.davclient import DAVClient
 
 
-class CalDAVReader:
+class Server:
     """The server side of one connection, for one process; the client is opened on first use."""
 
     def __init__(
@@ -76,83 +69,6 @@ class CalDAVReader:
         """Whether `url` is on the connection's server: the owner's password is sent nowhere else."""
         mine, theirs = urlsplit(self.connection.url), urlsplit(url)
         return (mine.scheme, mine.hostname, mine.port) == (theirs.scheme, theirs.hostname, theirs.port)
-
-    # --- reading ------------------------------------------------------------------------------
-
-    def owner_events(self, start: datetime, end: datetime, *, include_cancelled: bool = False) -> list[RemoteEvent]:
-        """The owner's events overlapping [start, end), repeating ones expanded, by start time."""
-        owner = get_owner(self.conn)
-        url = self.connection.calendar_url
-        found = []
-        for href, occurrence in self._query(url, start, end, ZoneInfo(owner.tz), "reading your calendar"):
-            if occurrence.cancelled and not include_cancelled:
-                continue
-            found.append(self._remote(href, occurrence, None, owner))
-        return sorted(found, key=lambda remote: (remote.event.start, remote.event.id))
-
-    def busy(self, people_keys: Iterable[str], start: datetime, end: datetime) -> list[BusyInterval]:
-        """The busy intervals of each person in [start, end), as the local calendar gives them."""
-        owner = get_owner(self.conn)
-        people = {person.key: person for person in [owner, *list_people(self.conn)]}
-        urls = {key: contact.caldav_url for key, contact in contacts(self.conn).items()}
-        result: list[BusyInterval] = []
-        for key in dict.fromkeys(people_keys):
-            if key not in people:
-                raise CalendarError(f"unknown person key {key!r}: add them with `calendar add-person` first")
-            if key == OWNER_KEY:
-                result += [
-                    BusyInterval(key, r.event.start, r.event.end, r.event.title, r.event.id, r.href)
-                    for r in self.owner_events(start, end)
-                    if r.busy
-                ]
-            elif urls.get(key):
-                result += self._person_busy(people[key], str(urls[key]), start, end)
-            else:  # no server calendar for them: their local (imported) busy time
-                result += [
-                    BusyInterval(key, e.start, e.end, e.title, e.id) for e in events_for(self.conn, key, start, end)
-                ]
-        return sorted(result, key=lambda b: (b.start, b.end, b.person))
-
-    def _person_busy(self, person: Person, url: str, start: datetime, end: datetime) -> list[BusyInterval]:
-        if not self.same_server(url):
-            raise CalDAVError(
-                f"{person.name}'s calendar {url} is not on your server {urlsplit(self.connection.url).netloc}: "
-                "your password is sent to that server only; give a calendar shared with you there "
-                "(`calendar add-person --caldav`)"
-            )
-        doing = f"reading {person.name}'s busy time"
-        import niquests
-        from caldav.lib import error as dav
-
-        try:
-            with self.errors(url, doing):
-                answer: Any = self.calendar(url).freebusy_request(start, end)  # a sync client: not a coroutine
-                periods = parse_freebusy(str(answer.data), start, end)
-            return [BusyInterval(person.key, b, e) for b, e in periods]
-        except CalDAVError:
-            pass  # not allowed, not supported, or not readable: ask the calendar itself below
-        except (dav.DAVError, niquests.exceptions.RequestException):
-            pass
-        return [
-            BusyInterval(person.key, o.start, o.end, o.title)
-            for _, o in self._query(url, start, end, ZoneInfo(person.tz), doing)
-            if o.busy
-        ]
-
-    def _query(
-        self, url: str, start: datetime, end: datetime, zone: ZoneInfo, doing: str
-    ) -> list[tuple[str, Occurrence]]:
-        """A time-range calendar-query for VEVENTs, expanded; (href, occurrence) pairs overlapping the range."""
-        with self.errors(url, doing):
-            objects: Any = _checked_searcher()(event=True, start=start, end=end, expand=True).search(self.calendar(url))
-            found = []
-            for item in objects:
-                href = str(item.url)
-                for component in item.icalendar_instance.walk("VEVENT"):
-                    occurrence = read_occurrence(component, zone)
-                    if occurrence.end > start and occurrence.start < end:
-                        found.append((href, occurrence))
-        return found
 
     def _remote(self, href: str, occurrence: Occurrence, etag: str | None, owner: Person) -> RemoteEvent:
         local = local_id(self.conn, href, occurrence.uid)
@@ -203,40 +119,6 @@ class CalDAVReader:
 CALDAV_ID_BASE = 1_000_000
 """Events of a CalDAV server get local ids above this one, so that they never share an id with an event of
 the local calendar (a person's imported busy time), which the tools may show beside them."""
-
-
-@lru_cache(maxsize=1)
-def _checked_searcher() -> type:
-    """caldav's searcher, checking each repeating event's RRULE before the library expands it on our side.
-
-    An event another client wrote with INTERVAL=0 (or a rule no date fits) would keep `recurring-ical-events`
-    walking for ever, and the tool call with it: it is refused instead, with what to mend, and nothing is read."""
-    from caldav.search import CalDAVSearcher
-
-    class Checked(CalDAVSearcher):
-        def check_component(self, component: Any, *args: Any, **kwargs: Any) -> Any:
-            refuse_unexpandable(getattr(component, "icalendar_instance", component))
-            return super().check_component(component, *args, **kwargs)
-
-    return Checked
-
-
-def refuse_unexpandable(calendar: Any) -> None:
-    """CalendarError naming the event when one of `calendar`'s VEVENTs repeats by a rule that cannot be expanded."""
-    for vevent in calendar.walk("VEVENT"):
-        found = vevent.get("RRULE")
-        start = vevent.get("DTSTART")
-        for rule in found if isinstance(found, list) else [found]:
-            if rule is None or start is None:
-                continue
-            try:
-                check_expandable(rule.to_ical().decode(), start.dt)
-            except CalendarError as exc:
-                raise CalendarError(
-                    f"the event {title_of(vevent)!r} (UID {vevent.get('UID', '?')}) repeats by a rule that cannot be "
-                    f"expanded: {exc}. Mend its repeat rule in the calendar app that made it, or delete it; "
-                    "nothing was read"
-                ) from None
 
 
 def local_id(conn: db.Connection, href: str, uid: str, tool_use_id: str | None = None) -> int:
