@@ -6,8 +6,8 @@
 
 A lease names its holder (a process on a host) and expires: a holder that died without
 releasing (SIGKILL, power cut) loses it when it expires, or at once when it was a process on
-this same host that no longer exists. Any store with a transaction can hold this table; the
-PostgreSQL workers claim the same rows.
+this same host that no longer exists. Any store with a transaction can hold this table; a submitted
+turn's workflow holds it too, on whichever Temporal worker runs its step (workflows/records.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class ConversationBusy(AgentError):
 @dataclass(frozen=True)
 class Holder:
     """Who runs a conversation: a process on a host. `lease_seconds`: how long its claims and renewals
-    last (a worker's `--lease`); not part of who it is."""
+    last; not part of who it is."""
 
     host: str
     pid: int
@@ -44,13 +44,14 @@ class Holder:
         return cls(socket.gethostname(), os.getpid())
 
     def __str__(self) -> str:
+        if self.host.startswith("workflow:"):  # a submitted turn's (workflows/records.py): whichever worker runs it
+            workflow = self.host.removeprefix("workflow:")
+            return f"its submitted turn (workflow {workflow}; `scheduler-agent wait` waits for it)"
         return f"process {self.pid} on {self.host}"
 
     def alive(self) -> bool | None:
-        """Whether the process still exists; None when it runs on another host (only expiry tells).
-
-        A worker's slots hold leases as `host#slot` (workers/queue.py): the host is the part before `#`."""
-        if self.host.partition("#")[0] != socket.gethostname():
+        """Whether the process still exists; None when it runs on another host (only expiry tells)."""
+        if self.host != socket.gethostname():
             return None
         try:
             os.kill(self.pid, 0)
@@ -91,12 +92,8 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     now = _now()
     seconds = holder.lease_seconds if seconds is None else seconds
     with transaction(conn):
+        check_free(conn, cid, holder)
         held = current(conn, cid)
-        if held is not None and held.holder != holder and not _lapsed(held, now):
-            raise ConversationBusy(
-                f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
-                f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
-            )
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
         conn.execute(
@@ -127,6 +124,16 @@ def release(conn: Connection, cid: int, holder: Holder) -> None:
         conn.execute(
             "DELETE FROM leases WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
             (cid, holder.host, holder.pid),
+        )
+
+
+def check_free(conn: Connection, cid: int, holder: Holder) -> None:
+    """Raise ConversationBusy, as `claim` would, when someone other than `holder` holds `cid`; take nothing."""
+    held = current(conn, cid)
+    if held is not None and held.holder != holder and not _lapsed(held, _now()):
+        raise ConversationBusy(
+            f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
+            f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
         )
 
 
