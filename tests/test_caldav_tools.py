@@ -4,6 +4,7 @@ protocol, with local ids and the local calendar's texts; the booking's record li
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -241,6 +242,34 @@ def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
     [event] = server_events(radicale)
     assert event.decoded("DTSTART").astimezone(UTC) == TUESDAY_10 + timedelta(hours=4)
     assert connected_conn.execute("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_m'").fetchone()[0] == 0
+
+
+def test_calendar_show_of_a_person_syncs_their_shared_calendar_into_the_store_first(
+    tmp_path: Path, connected_conn: sqlite3.Connection, radicale: RadicaleServer
+) -> None:
+    from helpers import run_cli
+
+    remote(radicale, PRIYA_USER, "shared").save_event(
+        vevent("d", "Dentist", TUESDAY_10 + HALF_HOUR, TUESDAY_10 + 3 * HALF_HOUR)
+    )
+    args = ["calendar", "show", "--person", "priya", "--week", "2027-03-01", "--json", "--db", str(tmp_path / "cal.db")]
+    env = {PASSWORD_ENV: radicale.users[OWNER_USER]}
+    shown = run_cli([*args, "--today", "2027-03-01T09:00"], env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stderr == ""
+    busy = [(i["title"], i["start"], i["end"]) for i in json.loads(shown.stdout)["busy"]]
+    assert busy == [("busy", "2027-03-02T10:30:00+00:00", "2027-03-02T11:30:00+00:00")]  # free-busy: no title
+    stored = connected_conn.execute(
+        "SELECT count(*) FROM event_sources WHERE person_key = 'priya' AND origin = 'caldav-busy'"
+    ).fetchone()[0]
+    assert stored == 1  # in the store, where every reader finds it
+
+    radicale.kill()  # the server gone: the store is read, and one line says so
+    again = run_cli([*args, "--today", "2027-03-01T09:00"], env=env)
+    assert again.returncode == 0, again.stderr
+    assert [(i["title"], i["start"], i["end"]) for i in json.loads(again.stdout)["busy"]] == busy
+    lines = again.stderr.splitlines()
+    assert lines[-1].startswith("Note: Priya Raman: never synced; 127.0.0.1 unreachable; showing the local copy.")
 
 
 def test_the_server_gone_mid_turn_is_an_actionable_error_for_the_model(

@@ -281,6 +281,20 @@ def sync_first(conn: Connection) -> None:
         click.echo(f"Note: {note}; showing the local copy.", err=True)
 
 
+def sync_people_first(conn: Connection, keys: list[str], start: datetime, end: datetime) -> None:
+    """For `calendar show --person`: the busy time of those of `keys` with a shared calendar of their own,
+    synced into the store for the range shown; when it cannot be, one line on stderr, and the store is read."""
+    connection = cc.load_connection(conn)
+    if connection is None or not any(c.caldav_url for key, c in cc.contacts(conn).items() if key in keys):
+        return
+    from scheduler_agent.calendar.caldav.people import refresh_people
+    from scheduler_agent.calendar.caldav.server import Server
+
+    note = refresh_people(Server(conn, connection, cc.password_for(connection)), keys, start, end, {})
+    if note:
+        click.echo(f"Note: {note}; showing the local copy.", err=True)
+
+
 def save_contact(conn: Connection, key: str, email: str | None, caldav_url: str | None) -> str:
     """For `calendar add-person --email/--caldav`: store them; a sentence saying what was stored, or ''."""
     if email is None and caldav_url is None:
