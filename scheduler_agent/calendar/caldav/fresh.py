@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from scheduler_agent.calendar.caldav import replica
-from scheduler_agent.calendar.caldav_connect import CalDAVError, Connection, load_connection, password_for
+from scheduler_agent.calendar.caldav.connect import CalDAVError, Connection, load_connection, password_for
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import Connection as Db
 
