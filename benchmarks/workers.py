@@ -18,6 +18,10 @@ the worker runs the while-loop one turn further), the activity dispatch (schedul
 hands the step to a polling worker), and the steps beyond the direct loop (what the activities took, less
 the direct turn: each loads the list and claims the lease from the store, and tells Temporal it is done).
 
+The CPU rows add up, per iteration, the user and system CPU of the workers, of the Temporal server and of
+PostgreSQL (its backends included) during the runs with one worker and with the most: on a machine of few
+cores they are what bounds the scaling.
+
 The take-over row kills a worker (SIGKILL, after a booking) while another runs beside it and times how long
 the killed step takes to be stored by the other: the heartbeat timeout, and what Temporal adds.
 
