@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import Connection as Db
+
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
@@ -48,7 +50,6 @@ from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteE
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Person
-from scheduler_agent.storage import db
 
 __all__ = [
     "BusyInterval",
@@ -68,7 +69,7 @@ class CalDAVCalendar:
 
     def __init__(
         self,
-        conn: db.Connection,
+        conn: Db,
         connection: Connection,
         password: str,
         deadline_seconds: float = REQUEST_DEADLINE_SECONDS,
@@ -80,7 +81,7 @@ class CalDAVCalendar:
         self.now = now
 
     @classmethod
-    def open(cls, conn: db.Connection, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> CalDAVCalendar:
+    def open(cls, conn: Db, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> CalDAVCalendar:
         connection = load_connection(conn)
         if connection is None:
             raise CalendarError(f"no calendar server is connected: {CONNECT_HINT}")
@@ -240,7 +241,7 @@ def written_text(written: Written, tz: str, verb: str = "Booked") -> str:
     return text
 
 
-def people_for(conn: db.Connection, keys: Sequence[str]) -> list[Person]:
+def people_for(conn: Db, keys: Sequence[str]) -> list[Person]:
     everyone = {p.key: p for p in [get_owner(conn), *list_people(conn)]}
     unknown = [key for key in keys if key not in everyone]
     if unknown:

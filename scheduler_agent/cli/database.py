@@ -8,12 +8,14 @@ import sqlite3
 from pathlib import Path
 
 import click
+from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import command, group
-from scheduler_agent.cli.edge import damaged, is_damaged, is_read_only, person_facing, read_only
+from scheduler_agent.cli.edge import damaged, driver_error, is_damaged, is_read_only, person_facing, read_only
 from scheduler_agent.cli.options import db_option
-from scheduler_agent.storage.db import Connection, Location, in_use, missing, open_db
+from scheduler_agent.storage.db import Location, in_use, missing, open_db
 from scheduler_agent.storage.dialect import mask
 
 __all__ = ["connect", "existing", "mask", "path_command"]
@@ -35,7 +37,12 @@ def connect(db: Location | None) -> Connection:
     path = in_use(db)
     try:
         return open_db(path)
-    except (sqlite3.Error, OSError, UnicodeDecodeError) as exc:  # the last: a damaged schema page (is_damaged)
+    except (
+        DBAPIError,
+        sqlite3.Error,
+        OSError,
+        UnicodeDecodeError,
+    ) as exc:  # the last: a damaged schema page (is_damaged)
         from scheduler_agent.calendar.types import CalendarError
 
         if is_damaged(exc):
@@ -44,8 +51,9 @@ def connect(db: Location | None) -> Connection:
             raise CalendarError(read_only(exc, mask(str(path)))) from None
         folder = mask(str(Path(str(path)).parent)) if isinstance(path, Path) else "its folder"
         raise CalendarError(
-            f"cannot open the calendar database {mask(str(path))} ({exc}): let your user read and write the file "
-            f"and its folder {folder} (SQLite keeps a journal beside the file), or give another file with --db PATH"
+            f"cannot open the calendar database {mask(str(path))} ({driver_error(exc)}): let your user read and write "
+            f"the file and its folder {folder} (SQLite keeps a journal beside the file), or give another file with "
+            "--db PATH"
         ) from None
 
 

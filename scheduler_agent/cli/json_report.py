@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.agent.events import Event, ReplyReceived, ToolAnswered, TurnEnded, TurnOutcome
 from scheduler_agent.cli.edge import came_from_ctrl_c
 from scheduler_agent.cli.render import USAGE_KEYS, add_usage, reply_cost
-from scheduler_agent.storage.db import Connection
 
 if TYPE_CHECKING:
     from scheduler_agent.api.prices import Cost
@@ -59,7 +60,7 @@ class JsonReport:
             return []
         marks = ",".join("?" * len(ids))
         rows = self.conn.execute(
-            f"SELECT event_id FROM bookings WHERE tool_use_id IN ({marks}) AND event_id IS NOT NULL", ids
+            text(f"SELECT event_id FROM bookings WHERE tool_use_id IN ({marks}) AND event_id IS NOT NULL"), ids
         )
         return sorted(int(row[0]) for row in rows)
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.mcp_client.servers import ServerSpecError
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 if TYPE_CHECKING:  # the SDK is imported only where a server is reached
     from scheduler_agent.mcp_client.toolbox import McpServers
@@ -72,6 +73,6 @@ def store_offered(conn: Connection, cid: int, offered: Mapping[str, list[JSON]])
 
     with transaction(conn):
         conn.execute(
-            "UPDATE conversations SET mcp_servers = :mcp_servers WHERE id = :cid",
+            text("UPDATE conversations SET mcp_servers = :mcp_servers WHERE id = :cid"),
             {"mcp_servers": encode_text(dict(offered)), "cid": cid},
         )

@@ -17,9 +17,10 @@ import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 LEASE_SECONDS = 15 * 60.0  # renewed at every step of a turn; a step waits at most --timeout for the model
 
@@ -80,7 +81,7 @@ def _iso(moment: datetime) -> str:
 def current(conn: Connection, cid: int) -> Lease | None:
     """The lease on `cid`, if one is recorded (it may have expired)."""
     row = conn.execute(
-        "SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = ?", (cid,)
+        text("SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = :cid"), {"cid": cid}
     ).fetchone()
     return None if row is None else Lease(cid, Holder(row[0], int(row[1])), row[2], row[3])
 
@@ -100,10 +101,13 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
         conn.execute(
-            "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) VALUES (?,?,?,?,?)"
-            " ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host,"
-            " holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires",
-            (cid, holder.host, holder.pid, since, expires),
+            text(
+                "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) VALUES "
+                "(:cid,:host,:pid,:since,:expires)"
+                " ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host,"
+                " holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires"
+            ),
+            {"cid": cid, "host": holder.host, "pid": holder.pid, "since": since, "expires": expires},
         )
     return Lease(cid, holder, since, expires)
 
@@ -115,8 +119,11 @@ def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     expires = _iso(_now() + timedelta(seconds=seconds))
     with transaction(conn):
         cursor = conn.execute(
-            "UPDATE leases SET expires = ? WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
-            (expires, cid, holder.host, holder.pid),
+            text(
+                "UPDATE leases SET expires = :expires "
+                "WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid"
+            ),
+            {"expires": expires, "cid": cid, "host": holder.host, "pid": holder.pid},
         )
     return cursor.rowcount == 1
 
@@ -125,8 +132,8 @@ def release(conn: Connection, cid: int, holder: Holder) -> None:
     """Give the lease up (nothing happens if `holder` does not hold it)."""
     with transaction(conn):
         conn.execute(
-            "DELETE FROM leases WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
-            (cid, holder.host, holder.pid),
+            text("DELETE FROM leases WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid"),
+            {"cid": cid, "host": holder.host, "pid": holder.pid},
         )
 
 

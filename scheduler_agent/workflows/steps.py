@@ -15,12 +15,13 @@ to another worker once the turn's heartbeat timeout has passed.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from sqlalchemy import Connection
+from sqlalchemy.exc import OperationalError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -32,7 +33,6 @@ from scheduler_agent.agent.types import JSON
 from scheduler_agent.session.approval import Decision
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import lease
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workflows import records
 from scheduler_agent.workflows.names import (
     ENDED,
@@ -106,7 +106,7 @@ class TurnSteps:
             self._give_up(conn, step, f"failed: {exc}")
             raise ApplicationError(str(exc), exc.exit_code, type=type(exc).__name__, non_retryable=True) from None
         except Exception as exc:
-            if getattr(conn, "lost", False) or isinstance(exc, sqlite3.OperationalError):
+            if conn.invalidated or isinstance(exc, OperationalError):
                 raise  # the database went away, or stayed locked: Temporal runs the step again
             statement = f"internal error ({type(exc).__name__}: {exc}); this is a bug in scheduler-agent"
             self._give_up(conn, step, f"{statement}\n{traceback.format_exc()}")
