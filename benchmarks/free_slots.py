@@ -30,6 +30,8 @@ from datetime import time as clock_time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import text
+
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event, events_for
 from scheduler_agent.calendar.fixtures import seed_demo
@@ -74,18 +76,21 @@ def build(path: Path, singles: int, series: int) -> tuple[sqlite3.Connection, fl
         rows.append((start, start + timedelta(minutes=rng.choice((15, 30, 45, 60, 90, 120)))))
     text = "%Y-%m-%dT%H:%M:%SZ"
     with conn:
-        conn.execute("BEGIN")
-        cursor = conn.executemany(
-            "INSERT INTO events (title, start_utc, end_utc) VALUES ('Busy', ?, ?)",
-            [(start.strftime(text), end.strftime(text)) for start, end in rows],
+        conn.execute(text("BEGIN"))
+        cursor = conn.execute(
+            text("INSERT INTO events (title, start_utc, end_utc) VALUES ('Busy', :p1, :p2)"),
+            [{"p1": start.strftime(text), "p2": end.strftime(text)} for start, end in rows],
         )
         del cursor
-        newest = conn.execute("SELECT max(id) FROM events").fetchone()[0]
-        conn.executemany(
-            "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
-            [(event_id, people[event_id % len(people)]) for event_id in range(newest - singles + 1, newest + 1)],
+        newest = conn.execute(text("SELECT max(id) FROM events")).fetchone()[0]
+        conn.execute(
+            text("INSERT INTO event_attendees (event_id, person_key) VALUES (:event_id, :p2)"),
+            [
+                {"event_id": event_id, "p2": people[event_id % len(people)]}
+                for event_id in range(newest - singles + 1, newest + 1)
+            ],
         )
-    conn.execute("ANALYZE")
+    conn.execute(text("ANALYZE"))
     return conn, time.perf_counter() - began
 
 
@@ -139,7 +144,7 @@ def main() -> None:
         small = measure(demo, options.runs)
         big, built = build(Path(folder) / "big.db", options.singles, options.series)
         large = measure(big, options.runs)
-        count = big.execute("SELECT count(*) FROM events").fetchone()[0]
+        count = big.execute(text("SELECT count(*) FROM events")).fetchone()[0]
     print(f"big calendar: {count:,} events ({options.series} repeating), built in {built:.1f} s")
     print(
         f"{'figure (ms, median of ' + str(options.runs) + ')':<44} "

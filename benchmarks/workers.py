@@ -30,6 +30,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text
+
 from benchmarks.common import NEUTRAL_CWD, PLACEHOLDER_KEY, Row, bench_env, cli, print_table
 
 GOAL = 3.5  # 4 workers at least this many times one worker's throughput
@@ -107,12 +109,14 @@ def one_run(target: str, workers: int, conversations: int, delay: float) -> Run:
                 except subprocess.TimeoutExpired:
                     process.kill()
         first, last, bad = conn.execute(
-            "SELECT min(claimed_at), max(finished_at),"
-            " sum(CASE WHEN state = 'done' AND exit_code = 0 THEN 0 ELSE 1 END) FROM work_queue"
+            text(
+                "SELECT min(claimed_at), max(finished_at),"
+                " sum(CASE WHEN state = 'done' AND exit_code = 0 THEN 0 ELSE 1 END) FROM work_queue"
+            )
         ).fetchone()
         if bad:
             raise RuntimeError(f"{bad} turn(s) did not end well")
-        booked = conn.execute("SELECT count(*) FROM events WHERE title LIKE 'Slot %'").fetchone()[0]
+        booked = conn.execute(text("SELECT count(*) FROM events WHERE title LIKE 'Slot %'")).fetchone()[0]
         if booked != conversations:
             raise RuntimeError(f"{booked} slots booked for {conversations} conversations")
         iterations = len(server.received)
@@ -126,7 +130,7 @@ def _open(db: Any, target: str) -> Any:
 
 
 def _unfinished(conn: Any) -> int:
-    return int(conn.execute("SELECT count(*) FROM work_queue WHERE state = 'queued'").fetchone()[0])
+    return int(conn.execute(text("SELECT count(*) FROM work_queue WHERE state = 'queued'")).fetchone()[0])
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import text
 
 from scheduler_agent.calendar.backend import SqliteCalendar
 from scheduler_agent.calendar.events import add_event, busy_for, cancel_event, events_for
@@ -139,7 +140,7 @@ def assert_bounds_hold(conn: sqlite3.Connection) -> None:
     from scheduler_agent.calendar import events
 
     def longest(table: str, where: str = "") -> float:
-        rows = conn.execute(f"SELECT start_utc, end_utc FROM {table} {where}").fetchall()
+        rows = conn.execute(text(f"SELECT start_utc, end_utc FROM {table} {where}")).fetchall()
         lengths = [(from_utc_text(end) - from_utc_text(start)).total_seconds() for start, end in rows]
         return max(lengths, default=0)
 
@@ -335,16 +336,18 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
     for query in (events._INDEXED, events._LIVE, indexed, live):
         plan = " / ".join(
             row[3]
-            for row in varied.execute(f"EXPLAIN QUERY PLAN {query}", args | {"p0": "you", "p1": "priya", "p2": "x"})
+            for row in varied.execute(
+                text(f"EXPLAIN QUERY PLAN {query}"), args | {"p0": "you", "p1": "priya", "p2": "x"}
+            )
         )
         assert "SCAN e" not in plan and "SCAN o" not in plan, plan
         if query in (events._INDEXED, indexed):  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
             assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
-    plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {SAME_EVENT}", {"title": "x"} | args))
+    plan = " / ".join(row[3] for row in varied.execute(text(f"EXPLAIN QUERY PLAN {SAME_EVENT}"), {"title": "x"} | args))
     # the fixture check, without m001's index of every event by time (m036 dropped it)
     assert "SCAN e" not in plan and "events_single_by_time" in plan and "events_repeating" in plan, plan
-    plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {events._LONGEST}"))
+    plan = " / ".join(row[3] for row in varied.execute(text(f"EXPLAIN QUERY PLAN {events._LONGEST}")))
     # m035's: the longest single event and occurrence, each from the end of an index on its length
     assert "SEARCH events USING INDEX events_single_by_length" in plan, plan
     assert "SEARCH occurrences USING INDEX occurrences_by_length" in plan, plan
@@ -360,10 +363,10 @@ def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_i
 
     written = datetime(2026, 9, 1, tzinfo=UTC)  # each series written again then: the horizon, 2025-08 to 2028-09
     for event_id, components, zone, day_zone in varied.execute(
-        "SELECT event_id, components, zone, day_zone FROM event_series"
+        text("SELECT event_id, components, zone, day_zone FROM event_series")
     ).fetchall():
         store_series(varied, event_id, components, zone, day_zone, now=written)
-    begins = varied.execute("SELECT min(start_utc) FROM events WHERE rrule IS NOT NULL").fetchone()[0]
+    begins = varied.execute(text("SELECT min(start_utc) FROM events WHERE rrule IS NOT NULL")).fetchone()[0]
     inside = [window for window in windows() if window[1] < written + timedelta(days=700)]
     assert any(window[0] < from_utc_text(begins) for window in inside)  # windows before a series begins
     people = ["you", *(person.key for person in list_people(varied))]
@@ -396,10 +399,10 @@ def test_a_dense_series_that_begins_inside_the_near_span_is_still_materialised(t
         recurrence=Recurrence("FREQ=HOURLY;BYHOUR=6,7,8,9,10,11,12,13,14,15,16,17,18,19,20;BYMINUTE=0,30"),
     )
     components, zone, day_zone = conn.execute(
-        "SELECT components, zone, day_zone FROM event_series WHERE event_id = ?", (event.id,)
+        text("SELECT components, zone, day_zone FROM event_series WHERE event_id = :id"), {"id": event.id}
     ).fetchone()
     store_series(conn, event.id, components, zone, day_zone, now=written)
-    stored = conn.execute("SELECT count(*) FROM occurrences WHERE event_id = ?", (event.id,)).fetchone()[0]
+    stored = conn.execute(text("SELECT count(*) FROM occurrences WHERE event_id = :id"), {"id": event.id}).fetchone()[0]
     assert 8_500 < stored < 20_000
     day = (first + timedelta(days=30), first + timedelta(days=31))
     assert conn.execute(events._LIVE, {"person": "you", **events._window(conn, *day)}).fetchall() == []
@@ -416,10 +419,10 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
 
     written = datetime(2026, 9, 1, tzinfo=UTC)
     for event_id, components, zone, day_zone in varied.execute(
-        "SELECT event_id, components, zone, day_zone FROM event_series"
+        text("SELECT event_id, components, zone, day_zone FROM event_series")
     ).fetchall():
         store_series(varied, event_id, components, zone, day_zone, now=written)
-    latest = varied.execute("SELECT max(start_utc) FROM occurrences").fetchone()[0]
+    latest = varied.execute(text("SELECT max(start_utc) FROM occurrences")).fetchone()[0]
     assert from_utc_text(latest) < written + timedelta(days=410)  # the write stops at the near span
     people = ["you", *(person.key for person in list_people(varied))]
     week = timedelta(days=7)
@@ -463,7 +466,7 @@ def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
     shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
     conn = db.connect(path)
     assert db.revision(conn) == HEAD  # m012, m021 and the rest applied on connect
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    names = {row[0] for row in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'index'"))}
     assert {"events_single_by_time", "occurrences_by_time_event"} <= names
     assert "occurrences_by_time" not in names
     people = ["you", *(person.key for person in list_people(conn))]

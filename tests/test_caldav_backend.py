@@ -188,7 +188,9 @@ def test_a_booking_is_one_event_with_organizer_attendees_and_its_vtimezone(
     note = backend(conn, radicale).invitation_note(["priya", "sam"])
     assert note == "The calendar server will e-mail invitations to Priya Raman <priya@example.com>."
     assert (
-        conn.execute("SELECT tool_use_id FROM caldav_events WHERE href = ?", (written.event.href,)).fetchone()[0]
+        conn.execute(
+            text("SELECT tool_use_id FROM caldav_events WHERE href = :href"), {"href": written.event.href}
+        ).fetchone()[0]
         == "toolu_01"
     )
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from helpers import demo_clock
+from sqlalchemy import Connection, text
 
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
@@ -24,7 +25,7 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import cancel_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.storage.db import Connection, connect
+from scheduler_agent.storage.db import connect
 
 
 @pytest.fixture
@@ -42,11 +43,11 @@ def call(tool_use_id: str, name: str = "create_event", arguments: Mapping[str, A
 
 
 def roadmaps(conn: sqlite3.Connection) -> list[int]:
-    return [row[0] for row in conn.execute("SELECT id FROM events WHERE title = 'Roadmap'")]
+    return [row[0] for row in conn.execute(text("SELECT id FROM events WHERE title = 'Roadmap'"))]
 
 
 def bookings(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    return [tuple(row) for row in conn.execute("SELECT tool_use_id, event_id, result FROM bookings")]
+    return [tuple(row) for row in conn.execute(text("SELECT tool_use_id, event_id, result FROM bookings"))]
 
 
 # --- the same call twice books once --------------------------------------------------------
@@ -96,7 +97,12 @@ def test_a_cancelled_booking_is_still_not_made_again(tools: CalendarTools, demo_
     [event_id] = roadmaps(demo_conn)
     cancelled = cancel_event(demo_conn, event_id)
     assert cancelled.title == "Roadmap"
-    assert demo_conn.execute("SELECT count(*) FROM event_attendees WHERE event_id = ?", (event_id,)).fetchone()[0] == 0
+    assert (
+        demo_conn.execute(
+            text("SELECT count(*) FROM event_attendees WHERE event_id = :event_id"), {"event_id": event_id}
+        ).fetchone()[0]
+        == 0
+    )
     assert bookings(demo_conn) == [("toolu_a", None, first["content"])]  # ON DELETE SET NULL
     assert answer_call(tools, call("toolu_a")) == first
     assert roadmaps(demo_conn) == []
@@ -129,7 +135,7 @@ def test_deadline() -> None:
 
 
 def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
-    before = demo_conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    before = demo_conn.execute(text("SELECT count(*) FROM events")).fetchone()[0]
     outcome = run_call(tools, call("toolu_a"), Deadline.after(0))
     assert outcome.status is CallStatus.TIMED_OUT
     assert outcome.block == {
@@ -142,7 +148,7 @@ def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, dem
             "the calendar is not responding."
         ),
     }
-    assert demo_conn.execute("SELECT count(*) FROM events").fetchone()[0] == before
+    assert demo_conn.execute(text("SELECT count(*) FROM events")).fetchone()[0] == before
     assert bookings(demo_conn) == []
     assert not demo_conn.in_transaction
     # The same call, run again in time, books.

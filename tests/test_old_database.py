@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from helpers import run_cli
+from sqlalchemy import text
 from test_crash_resume import ASK, SCRIPT
 
 from scheduler_agent.calendar.events import add_event, events_for
@@ -69,7 +70,7 @@ def test_the_file_is_as_version_one_left_it() -> None:
 def test_opening_it_applies_every_later_migration_and_keeps_the_data(old_db: Path) -> None:
     conn = db.connect(old_db)
     assert db.revision(conn) == HEAD
-    recorded = [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+    recorded = [r[0] for r in conn.execute(text("SELECT name FROM _migrations ORDER BY rowid"))]
     assert recorded == V1_MIGRATIONS  # the old list's record, left as it was
     _, first = conversations.load(conn, 1)
     assert conversation_state(first) == "complete"
@@ -78,7 +79,7 @@ def test_opening_it_applies_every_later_migration_and_keeps_the_data(old_db: Pat
     assert conversation_state(second) == "interrupted"
     assert check(first, mode="conversation") == []
     assert check(second, mode="conversation") == []
-    assert [r[0] for r in conn.execute("SELECT options FROM conversations")] == ["{}", "{}"]  # m038's default
+    assert [r[0] for r in conn.execute(text("SELECT options FROM conversations"))] == ["{}", "{}"]  # m038's default
 
 
 def test_list_and_show_read_its_conversations(old_db: Path) -> None:
@@ -99,7 +100,7 @@ def test_the_interrupted_conversation_resumes_without_booking_twice(old_db: Path
     _, messages = conversations.load(conn, 2)
     assert conversation_state(messages) == "complete"
     assert check(messages, mode="conversation") == []
-    meetings = conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone()[0]
+    meetings = conn.execute(text("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'")).fetchone()[0]
     assert meetings == 1  # the booking v1 made before it died, and no second one
     assert conversations.load(conn, 2)[0].context.options == {}  # m038: no -o keys in a conversation made before
     assert ASK in messages[0]["content"][0]["text"]
@@ -133,7 +134,7 @@ def test_a_database_from_before_alembic_is_adopted_and_upgraded_on_open(
     location = restored(kind, number, tmp_path, request)
     conn = db.open_db(location)
     assert db.revision(conn) == HEAD
-    recorded = [row[0] for row in conn.execute("SELECT name FROM _migrations")]
+    recorded = [row[0] for row in conn.execute(text("SELECT name FROM _migrations"))]
     assert recorded[-1].startswith(number)  # the old record is left as it was
     monday = datetime(2026, 8, 31, tzinfo=UTC)
     found = events_for(conn, "priya", monday, datetime(2026, 9, 1, tzinfo=UTC))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from helpers import scripted_session
+from sqlalchemy import Connection
 
 from scheduler_agent.agent.events import Event, RequestSent, Stop, ToolCalled
 from scheduler_agent.agent.loop import add_user_text, run_turn
@@ -19,7 +20,6 @@ from scheduler_agent.agent.toolbox import run_call
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.lessons.scripts import CANONICAL, CANONICAL_REPLIES, book
 from scheduler_agent.storage import conversations
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
 
 BOOKED_MONDAY = "SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'"  # 14:00 London

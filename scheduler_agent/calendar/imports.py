@@ -59,7 +59,7 @@ def _here(conn: Connection, events: Sequence[ImportedEvent]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(ids), 500):  # under any database's limit of parameters
         chunk = ids[start : start + 500]
-        rows = conn.execute(_CREATED_AT, {"ids": chunk}).tuples()
+        rows = conn.execute(_CREATED_AT, {"ids": chunk})
         found.update(
             f"event-{event_id}-{created.replace('-', '').replace(':', '')}-{token}" for event_id, created in rows
         )

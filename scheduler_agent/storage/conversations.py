@@ -150,10 +150,10 @@ def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
     entry exactly as a request writes it, and is sent as it is. A row of an older version (no size), or edited
     by hand since (a size no longer its text's), has None: measured, and encoded, from what was parsed."""
     if on_postgresql(conn):
-        stored = conn.execute(_ENTRIES, {"cid": cid}).tuples().all()
+        stored = conn.execute(_ENTRIES, {"cid": cid}).all()
         rows = [(framed(role, content), size) for role, content, size in stored]
         return [(text, size if size == utf8_length(text) else None) for text, size in rows]
-    return list(conn.execute(_ENTRY_TEXTS_SQLITE, {"cid": cid}).tuples())
+    return list(conn.execute(_ENTRY_TEXTS_SQLITE, {"cid": cid}))
 
 
 _ENTRIES = sql("SELECT role, content, size FROM entries WHERE conversation_id = :cid ORDER BY position")

@@ -63,7 +63,7 @@ def _engine(location: str, postgresql: bool) -> Engine:
     if engine is None:
         from scheduler_agent.storage import engine as engines
 
-        made = engines.postgresql_engine(location, pool=True) if postgresql else engines.sqlite_engine(Path(location))
+        made = engines.postgresql_engine(location, store=True) if postgresql else engines.sqlite_engine(Path(location))
         engine = _engines[key] = made
     return engine
 

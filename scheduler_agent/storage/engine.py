@@ -62,11 +62,12 @@ def sqlite_engine(path: Path) -> Engine:
     return engine
 
 
-def postgresql_engine(url: str, *, pool: bool = False) -> Engine:
+def postgresql_engine(url: str, *, store: bool = False) -> Engine:
     """An engine on the PostgreSQL database `url` names (psycopg 3), its sessions in UTC.
 
-    `pool`: keep connections open between uses (SQLAlchemy's QueuePool), for a process that opens the
-    database more than once; else one connection per `connect`.
+    `store`: the store's own engine (`storage.db`): connections kept open between uses (SQLAlchemy's
+    QueuePool), and bools and numerics adapted as SQLite gives them. Else (migrations, which reflect with
+    SQLAlchemy's own queries) one connection per `connect`, adapted as SQLAlchemy expects.
     """
     import psycopg
     from psycopg.adapt import Dumper, Loader
@@ -89,11 +90,12 @@ def postgresql_engine(url: str, *, pool: bool = False) -> Engine:
     def connect() -> psycopg.Connection[Any]:
         raw = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
         raw.execute("SET TIME ZONE 'UTC'")
-        raw.adapters.register_dumper(bool, IntFromBool)
-        raw.adapters.register_loader("numeric", NumberFromNumeric)
+        if store:
+            raw.adapters.register_dumper(bool, IntFromBool)
+            raw.adapters.register_loader("numeric", NumberFromNumeric)
         return raw
 
-    options: dict[str, Any] = {"pool_pre_ping": True} if pool else {"poolclass": NullPool}
+    options: dict[str, Any] = {"pool_pre_ping": True} if store else {"poolclass": NullPool}
     engine = create_engine("postgresql+psycopg://", creator=connect, **options)
 
     @event.listens_for(engine, "begin")
