@@ -22,10 +22,12 @@ from benchmarks.common import (
     NEUTRAL_CWD,
     Row,
     Sample,
+    Timed,
     bench_env,
     copy_db,
     fmt_ms,
     interleaved,
+    interleaved_timed,
     module_command,
     ratio_text,
 )
@@ -130,8 +132,9 @@ def _iteration_rows(labels: tuple[str, str], how: str, kept: list[list[Iteration
     return rows
 
 
-def tool_call(db: Path) -> Callable[[str, dict[str, Any]], float]:
-    """A timer of one tool call on the calendar at `db`, as the loop makes it."""
+def tool_call(db: Path) -> Callable[[str, dict[str, Any]], Timed]:
+    """A timer of one tool call on the calendar at `db`, as the loop makes it: its wall time, and the CPU time of
+    the thread that made it (a tool call waits for nothing but the file's pages, which are in memory)."""
     from scheduler_agent.agent.deadline import Deadline
     from scheduler_agent.calendar.tools import CalendarTools
     from scheduler_agent.storage.db import connect
@@ -140,29 +143,38 @@ def tool_call(db: Path) -> Callable[[str, dict[str, Any]], float]:
     tools = CalendarTools(conn, pinned_clock(conn))
     ids = iter(range(1_000_000))
 
-    def call(name: str, arguments: dict[str, Any]) -> float:
-        start = time.perf_counter()
+    def call(name: str, arguments: dict[str, Any]) -> Timed:
+        wall, cpu = time.perf_counter(), time.thread_time()
         tools.run(name, arguments, f"toolu_bench_{next(ids)}", Deadline.after(30))
-        return time.perf_counter() - start
+        return Timed(time.perf_counter() - wall, time.thread_time() - cpu)
 
     return call
 
 
-def best_of(call: Callable[[], float], times: int = 7) -> float:
-    """The median of a few calls in a row (a tool is called warm, in a loop that has the file open)."""
-    return statistics.median(call() for _ in range(times))
+def best_of(call: Callable[[], Timed], times: int = 7) -> Timed:
+    """The medians of a few calls in a row (a tool is called warm, in a loop that has the file open)."""
+    found = [call() for _ in range(times)]
+    return Timed(statistics.median(t.wall for t in found), statistics.median(t.cpu for t in found))
 
 
 def free_slots(demo: Path, large: Path, runs: int, label: str) -> Row:
+    """Judged on CPU time, wall time beside it: on a loaded machine a call's wall time is mostly its wait for a core."""
     args = {"person": "priya", "week": DEMO_WEEK}
     big, small = tool_call(large), tool_call(demo)
-    ours, baseline = interleaved(
+    (ours, ours_wall), (baseline, baseline_wall) = interleaved_timed(
         runs,
         lambda: best_of(lambda: big("find_free_slots", args)),
         lambda: best_of(lambda: small("find_free_slots", args)),
     )
     figure = f"`find_free_slots` for one week, {label} events in the calendar (baseline: the demo calendar, 28)"
-    return Row(figure, ours.ms(), baseline.ms(), ratio_text(ours, baseline), "<= 1 ms", ours.median <= SLOTS_GOAL)
+    return Row(
+        figure,
+        f"CPU {ours.ms()}; wall {ours_wall.ms()}",
+        f"CPU {baseline.ms()}; wall {baseline_wall.ms()}",
+        f"CPU {ratio_text(ours, baseline)}; wall {ours_wall.median / baseline_wall.median:.2f}x",
+        "<= 1 ms (CPU)",
+        ours.median <= SLOTS_GOAL,
+    )
 
 
 WINDOW = re.compile(r"^- \w{3} (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})-", re.MULTILINE)
@@ -200,10 +212,10 @@ def conflict_check(folder: Path, demo: Path, large: Path, runs: int, label: str)
     big, small = tool_call(copy_db(large, folder / "book-large.db")), tool_call(copy_db(demo, folder / "book-demo.db"))
     pending: list[str] = []
 
-    def book(call: Callable[[str, dict[str, Any]], float]) -> float:
+    def book(call: Callable[[str, dict[str, Any]], Timed]) -> float:
         if not pending:
             pending.extend([next(starts)] * 2)  # the same slot on both files, then the next
-        return call("create_event", {"with": "priya", "start": pending.pop(), "minutes": 30})
+        return call("create_event", {"with": "priya", "start": pending.pop(), "minutes": 30}).wall
 
     ours, baseline = interleaved(runs, lambda: book(big), lambda: book(small))
     above = Sample(tuple(a - b for a, b in zip(ours.values, baseline.values, strict=True)))

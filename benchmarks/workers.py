@@ -18,8 +18,6 @@ import argparse
 import dataclasses
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,9 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
-
-from benchmarks.common import NEUTRAL_CWD, PLACEHOLDER_KEY, Row, bench_env, cli, print_table
+from benchmarks.common import Row, cli, print_table
 
 GOAL = 3.5  # 4 workers at least this many times one worker's throughput
 
@@ -53,84 +49,14 @@ def _seconds(start: str, end: str) -> float:
 
 
 def one_run(target: str, workers: int, conversations: int, delay: float) -> Run:
-    """Start `workers` idle workers, submit the turns, wait for the last to end, stop the workers."""
-    from scheduler_agent.agent.request import DEFAULT_MODEL
-    from scheduler_agent.calendar.clock import Clock
-    from scheduler_agent.calendar.fixtures import seed_demo
-    from scheduler_agent.session.approval import BOOKINGS
-    from scheduler_agent.session.session import Settings
-    from scheduler_agent.storage import db
-    from scheduler_agent.testing.booking_script import booking_script, request_text
-    from scheduler_agent.testing.scripted_server import ScriptedServer
-    from scheduler_agent.workers.submission import submit_turn
-
-    conn = _open(db, target)
-    seed_demo(conn)
-    with ScriptedServer([], script=booking_script(delay)) as server:
-        env = bench_env(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=PLACEHOLDER_KEY)
-        started = [
-            subprocess.Popen(
-                [*worker_command(), "--db", target, "--lease", "30"],
-                env=env,
-                cwd=NEUTRAL_CWD,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for _ in range(workers)
-        ]
-        try:
-            for process in started:  # each says so once its slots run: start-up is over
-                assert process.stderr is not None
-                line = process.stderr.readline()
-                if "worker: process" not in line:
-                    raise RuntimeError(f"a worker did not start: {line}{process.stderr.read()[-600:]}")
-            clock = Clock.pinned_at(datetime(2026, 8, 27).date(), datetime(2026, 8, 27, 9).time(), "Europe/London")
-            settings = Settings(DEFAULT_MODEL, 8, stream=True)
-            for n in range(conversations):
-                submit_turn(conn, request_text(n), clock=clock, settings=settings, approved=BOOKINGS)
-            deadline = time.monotonic() + 60 + conversations * 3 * (delay + 1.0)
-            while _unfinished(conn) and time.monotonic() < deadline:
-                for process in started:
-                    if process.poll() is not None:
-                        assert process.stderr is not None
-                        said = process.stderr.read()[-800:]
-                        raise RuntimeError(f"a worker exited {process.returncode} before the turns were done: {said}")
-                time.sleep(0.2)
-            if _unfinished(conn):
-                raise RuntimeError(f"{_unfinished(conn)} turn(s) not done in time")
-        finally:
-            for process in started:
-                process.send_signal(signal.SIGTERM)
-            for process in started:
-                try:
-                    process.wait(30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-        first, last, bad = conn.execute(
-            text(
-                "SELECT min(claimed_at), max(finished_at),"
-                " sum(CASE WHEN state = 'done' AND exit_code = 0 THEN 0 ELSE 1 END) FROM work_queue"
-            )
-        ).fetchone()
-        if bad:
-            raise RuntimeError(f"{bad} turn(s) did not end well")
-        booked = conn.execute(text("SELECT count(*) FROM events WHERE title LIKE 'Slot %'")).fetchone()[0]
-        if booked != conversations:
-            raise RuntimeError(f"{booked} slots booked for {conversations} conversations")
-        iterations = len(server.received)
-    conn.close()
-    return Run(workers, _seconds(first, last), iterations)
+    """Retired with the home-made queue (issue 36): the workers run on Temporal now, and these rows are being
+    ported to a Temporal dev server."""
+    raise RuntimeError("benchmarks.workers measured the retired work queue; the workers run on Temporal now (issue 36)")
 
 
 def _open(db: Any, target: str) -> Any:
     """The store at `target`, migrated: a SQLite file, or a PostgreSQL URL (storage.db.open_db takes both)."""
     return db.open_db(target if target.startswith("postgresql://") else Path(target))
-
-
-def _unfinished(conn: Any) -> int:
-    return int(conn.execute(text("SELECT count(*) FROM work_queue WHERE state = 'queued'")).fetchone()[0])
 
 
 @contextmanager

@@ -28,7 +28,6 @@ LAYERS: tuple[Layer, ...] = (
     Layer("mcp_client", "tools from MCP servers, for the loop"),
     Layer("session", "the loop wired to the check, the store, the calendar and the person"),
     Layer("playback", "cassettes: record and replay a conversation's HTTP"),
-    Layer("workers", "many workers on one database: the queue, the worker, approvals"),
     Layer("workflows", "the session as durable Temporal workflows"),
     Layer("view", "the trace viewer's page"),
     Layer("lessons", "the lessons: their catalogue, scripts and authoring"),

@@ -134,7 +134,8 @@ def test_a_nested_transaction_rolls_back_only_its_own_part(empty_conn: sqlite3.C
 def test_foreign_keys_are_enforced(empty_conn: sqlite3.Connection) -> None:
     empty_conn.execute(
         sql(
-            "INSERT INTO events (title, start_utc, end_utc) VALUES ('x', '2026-01-01T09:00:00Z', '2026-01-01T10:00:00Z')"
+            "INSERT INTO events (title, start_utc, end_utc) "
+            "VALUES ('x', '2026-01-01T09:00:00Z', '2026-01-01T10:00:00Z')"
         )
     )
     with pytest.raises(IntegrityError):

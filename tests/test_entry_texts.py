@@ -157,3 +157,33 @@ def test_a_reply_as_it_arrived_is_the_text_kept_for_the_entry_that_holds_its_con
     assert texts.of_content(1, list(content)) is None  # an equal copy is not the content that arrived
     assert texts.of_content(0, content) is None
     assert texts.of_content(2, content) is None  # not encoded yet
+
+
+def test_a_request_is_sent_as_the_entries_joined_once_and_stays_its_plain_encoding_as_the_list_changes() -> None:
+    """All but the last entry are kept joined and encoded (`Written.joined`), each entry once, when it is first
+    sent: each request is still byte for byte the list's plain encoding, after entries are appended, after
+    the last one changes in place, and after entries already joined are taken off and others put in."""
+    from scheduler_agent.agent.request import Request, Written
+
+    texts, messages = EntryTexts(), [user(UNICODE)]
+
+    def sent() -> bytes:
+        texts.update(messages)
+        body = {"model": "m", "max_tokens": 5, "messages": list(messages), "stream": False}
+        return encode(Request(body, texts.aligned))
+
+    def plain() -> bytes:
+        return encode({"model": "m", "max_tokens": 5, "messages": list(messages), "stream": False})
+
+    for number in range(4):
+        messages += round_of(number)
+        assert sent() == plain()
+    written = texts.aligned(messages)
+    assert isinstance(written, Written) and written.joined_count == len(messages) - 1
+    assert bytes(written.joined) == ",".join(str(text) for text in written[:-1]).encode()
+    messages[-1]["content"] = [*messages[-1]["content"], {"type": "text", "text": "and"}]  # the last changes
+    assert sent() == plain()
+    del messages[2:]  # entries already joined go, and others come
+    messages += [*round_of(9), user("again")]
+    assert sent() == plain()
+    assert texts.aligned([*messages[:-1], user("other")]) is None  # not the entries it knows: encoded whole

@@ -13,6 +13,7 @@ at the first migration of that list (m001), a middle one (m019) and the last (m0
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -20,17 +21,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
-from sqlalchemy import text
+from helpers import DEMO_DAY, demo_clock, run_cli
+from sqlalchemy import Connection, text
 from test_crash_resume import ASK, SCRIPT
 
+from scheduler_agent.agent.events import ignore
+from scheduler_agent.agent.types import JSON
 from scheduler_agent.calendar.events import add_event, events_for
+from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
+from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db
 from scheduler_agent.storage.dialect import Location
 from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.postgres import PostgresServer
-from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
+from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, tool_use
 
 V1 = Path(__file__).parent / "data" / "v1.db"
 OLD = Path(__file__).parent / "data" / "old"
@@ -175,3 +180,105 @@ def test_a_revision_this_version_does_not_have_is_refused_in_one_line(tmp_path: 
 
     with pytest.raises(InputError, match=r"newer version of scheduler-agent.*m099"):
         db.connect(path)
+
+
+# --- m044: the home-made queue retired (issue 36) ---------------------------------------------------------------
+
+LATER = "And find Priya another half hour the week after."
+UPGRADED = "Upgraded: the workers run on Temporal now."
+
+
+def at_m043(location: Location) -> Connection:
+    """`location` opened at m043, the last revision with the home-made work queue."""
+    return db.connect(location, to="m043") if isinstance(location, Path) else db.connect_url(location, to="m043")
+
+
+def queued_as_m043_left_them(location: Location) -> tuple[int, int, int]:
+    """The demo calendar and three conversations as a worker set-up at m043 left them, their ids back:
+    a new conversation whose submitted text no worker had taken up; one whose first turn stopped at the bound
+    (tool results last) with a second text queued, to join that trailing user turn; and one whose turn a
+    worker finished."""
+    conn = at_m043(location)
+    seed_demo(conn)
+    session = Session(conn, demo_clock(), lambda request: {}, Settings("claude-sonnet-5-5", 10), ignore)
+    context = session.fresh_context()
+    pin = demo_clock().pinned
+    assert pin is not None
+
+    def new_conversation(messages: list[JSON]) -> int:
+        cid = conversations.create(conn, context, started_on=DEMO_DAY.isoformat(), clock_pin=pin.isoformat())
+        conversations.Journal(conn, cid, []).sync(messages)
+        return cid
+
+    fresh = new_conversation([])
+    stopped = new_conversation(
+        [
+            {"role": "user", "content": [{"type": "text", "text": ASK}]},
+            {"role": "assistant", "content": [tool_use("toolu_q_1", "find_free_slots", {"person": "priya"})]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_q_1", "content": "none"}]},
+        ]
+    )
+    conversations.set_stop(conn, stopped, "bound")
+    done = new_conversation(
+        [
+            {"role": "user", "content": [{"type": "text", "text": "Hello"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Hello. Whom shall I book?"}]},
+        ]
+    )
+    rows = [(fresh, "queued", ASK, 0), (stopped, "queued", LATER, 3), (done, "done", None, 0)]
+    for cid, state, submitted, base in rows:
+        conn.execute(
+            text(
+                "INSERT INTO work_queue (conversation_id, state, text, base, approved, submitted_at)"
+                " VALUES (:cid, :state, :submitted, :base, '[\"create_event\"]', '2026-12-04T10:00:00Z')"
+            ),
+            {"cid": cid, "state": state, "submitted": submitted, "base": base},
+        )
+    conn.close()
+    return fresh, stopped, done
+
+
+def test_turns_queued_at_m043_are_in_their_lists_and_resume_finishes_them(any_db: Location) -> None:
+    fresh, stopped, done = queued_as_m043_left_them(any_db)
+    with ScriptedServer(SCRIPT, by_length=True) as server:
+        resumed = run_cli(["resume", str(fresh), "--yes", "--db", str(any_db)], server)
+    assert resumed.returncode == 0, resumed.stderr
+    said = [line for line in resumed.stderr.splitlines() if line.startswith(UPGRADED)]
+    assert said == [
+        f"{UPGRADED} The turns still queued (conversations {fresh}, {stopped}) are in their lists: "
+        "`scheduler-agent resume N` finishes each."
+    ]
+    assert "Booked Monday" in resumed.stdout
+    assert server.received[0]["messages"] == [{"role": "user", "content": [{"type": "text", "text": ASK}]}]
+    conn = db.open_db(any_db)
+    assert db.revision(conn) == HEAD
+    _, first = conversations.load(conn, fresh)
+    assert conversation_state(first) == "complete" and check(first, mode="conversation") == []
+    record, second = conversations.load(conn, stopped)
+    assert second[-1]["content"][-1] == {"type": "text", "text": LATER}  # joined to the trailing tool results
+    assert len(second) == 3 and conversation_state(second) == "waiting" and record.last_stop is None
+    assert check(second, mode="conversation") == []
+    assert record.sizes[-1] == len(json.dumps(second[-1], separators=(",", ":")).encode())  # as the store writes
+    assert len(conversations.load(conn, done)[1]) == 2
+    meetings = conn.execute(text("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'")).fetchone()[0]
+    assert meetings == 1
+    conn.close()
+    again = run_cli(["conversations", "list", "--db", str(any_db)])
+    assert again.returncode == 0, again.stderr
+    assert UPGRADED not in again.stderr  # said once, by the upgrade
+
+
+def test_an_upgrade_with_nothing_queued_and_an_up_to_date_database_say_nothing(tmp_path: Path) -> None:
+    old = tmp_path / "m043.db"
+    conn = at_m043(old)
+    seed_demo(conn)
+    conn.close()
+    current = tmp_path / "current.db"
+    db.connect(current).close()
+    for path in (old, current):
+        listed = run_cli(["conversations", "list", "--db", str(path)])
+        assert listed.returncode == 0, listed.stderr
+        assert UPGRADED not in listed.stderr
+    conn = db.connect(old)
+    tables = {row[0] for row in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))}
+    assert "work_queue" not in tables and {"leases", "pending_approvals", "approvals"} <= tables

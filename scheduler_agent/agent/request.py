@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import json.encoder
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from scheduler_agent.agent.types import JSON
@@ -88,21 +88,39 @@ def encode(body: JSON) -> bytes:
     texts = body.texts(body["messages"]) if type(body) is Request else None
     if texts is None:
         return encode_text(body).encode()
+    joined, count = (texts.joined, texts.joined_count) if type(texts) is Written else (bytearray(), 0)
     before: list[str] = []  # the fields before the list, then (once it is passed) those after it
     after: list[str] = []
     entries: list[str] | None = None
     for key, value in body.items():
         if key == "messages":
-            entries = [encode_text(entry) if text is None else text for entry, text in zip(value, texts, strict=True)]
+            rest = zip(value[count:], texts[count:], strict=True)
+            entries = [encode_text(entry) if text is None else text for entry, text in rest]
         else:
             (before if entries is None else after).append(f"{encode_text(key)}:{encode_text(value)}")
     head = "{" + "".join(f"{field}," for field in before) + '"messages":['
     tail = "]" + "".join(f",{field}" for field in after) + "}"
+    if count:  # the entries already joined, then the rest: one copy of the megabytes, into the body
+        between = b"," if entries else b""
+        return b"".join((head.encode(), joined, between, ",".join(entries or ()).encode(), tail.encode()))
     if not entries:
         return (head + tail).encode()
     entries[0] = head + entries[0]
     entries[-1] += tail
     return ",".join(entries).encode()
+
+
+class Written(list[str | None]):
+    """Entries' texts (None where not known) whose first `joined_count` are also kept joined and encoded, as
+    `joined` (`",".join(self[:joined_count]).encode()`): `encode` writes those bytes into the body instead of
+    joining the megabytes of a long list again on every request. Whoever keeps one keeps the two in step."""
+
+    __slots__ = ("joined", "joined_count")
+
+    def __init__(self, texts: Iterable[str | None] = ()) -> None:
+        super().__init__(texts)
+        self.joined = bytearray()
+        self.joined_count = 0
 
 
 Texts = Callable[[Sequence[Any]], Sequence[str | None] | None]  # the list's entries as texts, if known

@@ -24,10 +24,6 @@ class SessionLease:
         self.holding: int | None = None  # the conversation whose lease this session holds (a turn is running)
         self._since = 0.0  # time.monotonic() at the last claim or renewal
 
-    def use(self, holder: lease.Holder) -> None:
-        """Hold leases as `holder` (a worker's slot), for as long as its own lease length (`--lease`)."""
-        self.holder, self.seconds = holder, holder.lease_seconds
-
     @contextmanager
     def held(self, cid: int | None) -> Iterator[None]:
         """Claim `cid`'s lease (ConversationBusy, exit 8, when another process holds it) until the block ends;

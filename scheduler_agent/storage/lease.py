@@ -6,8 +6,8 @@
 
 A lease names its holder (a process on a host) and expires: a holder that died without
 releasing (SIGKILL, power cut) loses it when it expires, or at once when it was a process on
-this same host that no longer exists. Any store with a transaction can hold this table; the
-PostgreSQL workers claim the same rows.
+this same host that no longer exists. Any store with a transaction can hold this table; a submitted
+turn's workflow holds it too, on whichever Temporal worker runs its step (workflows/records.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class ConversationBusy(AgentError):
 @dataclass(frozen=True)
 class Holder:
     """Who runs a conversation: a process on a host. `lease_seconds`: how long its claims and renewals
-    last (a worker's `--lease`); not part of who it is."""
+    last; not part of who it is."""
 
     host: str
     pid: int
@@ -48,10 +48,8 @@ class Holder:
         return f"process {self.pid} on {self.host}"
 
     def alive(self) -> bool | None:
-        """Whether the process still exists; None when it runs on another host (only expiry tells).
-
-        A worker's slots hold leases as `host#slot` (workers/queue.py): the host is the part before `#`."""
-        if self.host.partition("#")[0] != socket.gethostname():
+        """Whether the process still exists; None when it runs on another host (only expiry tells)."""
+        if self.host != socket.gethostname():
             return None
         try:
             os.kill(self.pid, 0)

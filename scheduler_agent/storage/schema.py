@@ -372,24 +372,6 @@ booked_time = Table(
     Index("booked_time_by_person", "person_key", "start_utc").ddl_if(dialect="sqlite"),
 )
 
-work_queue = Table(
-    "work_queue",
-    metadata,
-    Column("conversation_id", Int, ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True),
-    _text("state", CheckConstraint("state IN ('queued', 'needs-approval', 'done', 'failed')")),
-    _text("text", nullable=True),
-    _int("base", default=0),
-    _text("approved", default="[]"),
-    _text("submitted_at"),
-    _int("claims", default=0),
-    _text("claimed_at", nullable=True),
-    _text("finished_at", nullable=True),
-    _int("exit_code", nullable=True),
-    _text("answer", default=""),
-    _text("statement", default=""),
-    Index("work_queue_by_state", "state", "submitted_at"),
-)
-
 pending_approvals = Table(
     "pending_approvals",
     metadata,

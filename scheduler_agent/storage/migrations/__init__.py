@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from scheduler_agent.storage.dialect import Location
 
-HEAD = "m043"  # the newest revision in versions/ (tests/test_schema.py checks that they agree)
+HEAD = "m044"  # the newest revision in versions/ (tests/test_schema.py checks that they agree)
 SCRIPT_LOCATION = "scheduler_agent.storage:migrations"  # a package resource: found from any folder
 LOCK = 0x5C4ED01E  # PostgreSQL's advisory lock, held (transaction-scoped) while migrations are checked and run
 
@@ -43,8 +43,10 @@ def upgrade(location: Location, target: str = "head") -> None:
     """Bring the database at `location` (an existing SQLite file, or a PostgreSQL URL) to `target`.
 
     A database made before the store moved to Alembic is stamped first (`adopted`). InputError (one line)
-    when the database was made by a newer version of scheduler-agent.
+    when the database was made by a newer version of scheduler-agent. A revision may leave lines for the person
+    in the configuration's `notices` (m044 does): they are printed to stderr once the revisions are committed.
     """
+    import sys
     from pathlib import Path
 
     from alembic import command
@@ -70,6 +72,8 @@ def upgrade(location: Location, target: str = "head") -> None:
         ) from None
     finally:
         engine.dispose()
+    for line in settings.attributes.get("notices", []):  # what a revision had to say, once it is committed
+        print(line, file=sys.stderr)
 
 
 def _adopt(connection: Connection, settings: Config) -> None:
