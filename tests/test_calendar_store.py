@@ -11,6 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from helpers import open_in_database
 from sqlalchemy import Connection
 from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError
@@ -103,16 +104,6 @@ def test_transaction_commits_or_rolls_back(empty_conn: sqlite3.Connection) -> No
         raise RuntimeError("boom")
     assert [row[0] for row in empty_conn.execute(sql("SELECT key FROM people"))] == ["a"]
     assert not open_in_database(empty_conn)
-
-
-def open_in_database(conn: Connection) -> bool:
-    """Whether the database holds a transaction open for `conn` (SQLAlchemy's own bookkeeping aside)."""
-    raw: Any = conn.connection.dbapi_connection
-    if conn.dialect.name == "sqlite":
-        return bool(raw.in_transaction)
-    from psycopg.pq import TransactionStatus
-
-    return bool(raw.info.transaction_status != TransactionStatus.IDLE)
 
 
 def test_a_nested_transaction_rolls_back_only_its_own_part(empty_conn: sqlite3.Connection) -> None:

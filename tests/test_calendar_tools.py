@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from helpers import demo_clock
+from helpers import demo_clock, open_in_database
 from sqlalchemy import Connection, text
 
 from scheduler_agent.agent.deadline import Deadline
@@ -131,7 +131,7 @@ def test_create_event_books_and_stores_the_event(tools: CalendarTools, demo_conn
     assert [r[0] for r in attendees] == ["priya", "you"]
     # The booked half hour is gone from the free windows.
     assert "- Mon 2026-08-31 14:30-15:00" in tools.find_free_slots("priya", "2026-08-31")
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_a_conflict_names_the_event_and_the_free_windows_that_day(
         "again with a start inside a free window."
     )
     assert event_count(demo_conn) == before
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
 
 
 def test_a_conflict_on_a_day_without_windows_gives_the_weeks(tools: CalendarTools) -> None:
@@ -482,7 +482,7 @@ def test_every_error_names_the_bad_value_and_the_next_step(demo_conn: sqlite3.Co
         assert part in text
     assert "\n" not in text  # one paragraph the model reads at once
     assert event_count(demo_conn) == before
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
 
 
 def test_an_error_reaches_the_model_as_is_error(tools: CalendarTools) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import demo_clock
+from helpers import demo_clock, open_in_database
 from sqlalchemy import Connection, text
 
 from scheduler_agent.agent import faults
@@ -150,7 +150,7 @@ def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, dem
     }
     assert demo_conn.execute(text("SELECT count(*) FROM events")).fetchone()[0] == before
     assert bookings(demo_conn) == []
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
     # The same call, run again in time, books.
     assert "is_error" not in answer_call(tools, call("toolu_a"))
     assert len(roadmaps(demo_conn)) == 1
