@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy import Connection
-from sqlalchemy.exc import DBAPIError
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import command, group
@@ -17,6 +16,9 @@ from scheduler_agent.cli.edge import damaged, driver_error, is_damaged, is_read_
 from scheduler_agent.cli.options import db_option
 from scheduler_agent.storage.db import Location, in_use, missing, open_db
 from scheduler_agent.storage.dialect import mask
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 __all__ = ["connect", "existing", "mask", "path_command"]
 
@@ -34,6 +36,8 @@ db_app = group(
 
 def connect(db: Location | None) -> Connection:
     """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
+    from sqlalchemy.exc import DBAPIError  # loaded by open_db in any case
+
     path = in_use(db)
     try:
         return open_db(path)

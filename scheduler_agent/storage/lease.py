@@ -76,11 +76,23 @@ def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# Built once: a session renews its lease at every step of a turn.
+_CURRENT = text("SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = :cid")
+_CLAIM = text(
+    "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) "
+    "VALUES (:cid, :host, :pid, :since, :expires) "
+    "ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host, "
+    "holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires"
+)
+_RENEW = text(
+    "UPDATE leases SET expires = :expires WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid"
+)
+_RELEASE = text("DELETE FROM leases WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid")
+
+
 def current(conn: Connection, cid: int) -> Lease | None:
     """The lease on `cid`, if one is recorded (it may have expired)."""
-    row = conn.execute(
-        text("SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = :cid"), {"cid": cid}
-    ).fetchone()
+    row = conn.execute(_CURRENT, {"cid": cid}).fetchone()
     return None if row is None else Lease(cid, Holder(row[0], int(row[1])), row[2], row[3])
 
 
@@ -99,12 +111,7 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
         conn.execute(
-            text(
-                "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) VALUES "
-                "(:cid,:host,:pid,:since,:expires)"
-                " ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host,"
-                " holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires"
-            ),
+            _CLAIM,
             {"cid": cid, "host": holder.host, "pid": holder.pid, "since": since, "expires": expires},
         )
     return Lease(cid, holder, since, expires)
@@ -117,10 +124,7 @@ def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     expires = _iso(_now() + timedelta(seconds=seconds))
     with transaction(conn):
         cursor = conn.execute(
-            text(
-                "UPDATE leases SET expires = :expires "
-                "WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid"
-            ),
+            _RENEW,
             {"expires": expires, "cid": cid, "host": holder.host, "pid": holder.pid},
         )
     return cursor.rowcount == 1
@@ -129,10 +133,7 @@ def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
 def release(conn: Connection, cid: int, holder: Holder) -> None:
     """Give the lease up (nothing happens if `holder` does not hold it)."""
     with transaction(conn):
-        conn.execute(
-            text("DELETE FROM leases WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid"),
-            {"cid": cid, "host": holder.host, "pid": holder.pid},
-        )
+        conn.execute(_RELEASE, {"cid": cid, "host": holder.host, "pid": holder.pid})
 
 
 def _lapsed(lease: Lease, now: datetime) -> bool:
