@@ -12,7 +12,8 @@ from typing import Any, ClassVar
 
 import pytest
 from helpers import demo_clock, open_in_database
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import MAX_RESULT_CHARS, ToolError, answer_call
@@ -42,7 +43,7 @@ KNOWN = "Known people: aiko (Aiko Tanaka), marco (Marco Rossi), priya (Priya Ram
 
 
 def event_count(conn: sqlite3.Connection) -> int:
-    count: int = conn.execute(text("SELECT count(*) FROM events")).fetchone()[0]
+    count: int = conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
     return count
 
 
@@ -119,14 +120,14 @@ def test_create_event_books_and_stores_the_event(tools: CalendarTools, demo_conn
         "Booked 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London) "
         f"for you (Jordan Lee) and Priya Raman (priya). Event id: {before + 1}."
     )
-    row = demo_conn.execute(text("SELECT * FROM events WHERE id = :p1"), {"p1": before + 1}).fetchone()
+    row = demo_conn.execute(sql("SELECT * FROM events WHERE id = :p1"), {"p1": before + 1}).fetchone()
     assert (row["title"], row["start_utc"], row["end_utc"]) == (
         "Meeting with Priya Raman",
         "2026-08-31T13:00:00Z",
         "2026-08-31T13:30:00Z",
     )
     attendees = demo_conn.execute(
-        text("SELECT person_key FROM event_attendees WHERE event_id = :id ORDER BY 1"), {"id": row["id"]}
+        sql("SELECT person_key FROM event_attendees WHERE event_id = :id ORDER BY 1"), {"id": row["id"]}
     )
     assert [r[0] for r in attendees] == ["priya", "you"]
     # The booked half hour is gone from the free windows.
@@ -205,9 +206,9 @@ def test_booking_twice_in_the_same_slot_is_refused_the_second_time(tools: Calend
 
 
 def owner_only(conn: sqlite3.Connection) -> None:
-    conn.execute(text("DELETE FROM event_attendees"))
-    conn.execute(text("DELETE FROM events"))
-    conn.execute(text("DELETE FROM people WHERE key <> 'you'"))
+    conn.execute(sql("DELETE FROM event_attendees"))
+    conn.execute(sql("DELETE FROM events"))
+    conn.execute(sql("DELETE FROM people WHERE key <> 'you'"))
 
 
 def add_alexes(conn: sqlite3.Connection) -> None:
@@ -226,7 +227,7 @@ def book_priyas_week(conn: sqlite3.Connection) -> None:
 
 def no_owner(conn: sqlite3.Connection) -> None:
     owner_only(conn)
-    conn.execute(text("DELETE FROM people"))
+    conn.execute(sql("DELETE FROM people"))
 
 
 def nothing(conn: sqlite3.Connection) -> None:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.storage.db import connect
@@ -86,7 +86,7 @@ def test_two_processes_booking_overlapping_slots_one_wins(tmp_path: Path) -> Non
     # The winner booked; the loser got one actionable line naming the winner's event.
     conn = connect(db)
     [(event_id, title)] = conn.execute(
-        text(
+        sql(
             "SELECT id, title FROM events WHERE start_utc < '2026-08-31T13:45:00Z' AND end_utc > '2026-08-31T13:00:00Z'"
         )
     ).fetchall()
@@ -118,5 +118,5 @@ def marks_of(path: Path) -> dict[str, Any]:
 
 
 def no_other_bookings(conn: sqlite3.Connection) -> bool:
-    count: int = conn.execute(text("SELECT count(*) FROM bookings")).fetchone()[0]
+    count: int = conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0]
     return count == 0  # the CLI keeps no record

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import text as sql
 
 from scheduler_agent.storage.db import connect
 
@@ -27,8 +27,8 @@ os.kill(os.getpid(), signal.SIGKILL)  # no close, no checkpoint: the commit is o
 
 def test_connections_use_wal_without_an_fsync_per_commit(tmp_path: Path) -> None:
     conn = connect(tmp_path / "cal.db")
-    assert conn.execute(text("PRAGMA journal_mode")).fetchone()[0] == "wal"
-    assert conn.execute(text("PRAGMA synchronous")).fetchone()[0] == 1  # NORMAL
+    assert conn.execute(sql("PRAGMA journal_mode")).fetchone()[0] == "wal"
+    assert conn.execute(sql("PRAGMA synchronous")).fetchone()[0] == 1  # NORMAL
 
 
 def test_a_commit_survives_the_process_being_killed(tmp_path: Path) -> None:
@@ -38,6 +38,6 @@ def test_a_commit_survives_the_process_being_killed(tmp_path: Path) -> None:
     assert done.returncode == -signal.SIGKILL, done.stderr
     assert done.stdout == "committed\n"
     assert os.path.exists(f"{db}-wal")  # the write was never checkpointed into the main file
-    row = connect(db).execute(text("SELECT name FROM people WHERE key = 'kim'")).fetchone()
+    row = connect(db).execute(sql("SELECT name FROM people WHERE key = 'kim'")).fetchone()
     assert row is not None
     assert row[0] == "Kim"

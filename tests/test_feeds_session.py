@@ -45,7 +45,7 @@ def subscribed(demo_db: Path, url: str, state: Feed) -> None:
     )
     assert result.exit_code == 0, result.output
     conn = db.connect(demo_db)
-    with conn:
+    with db.transaction(conn):
         conn.execute(sql("UPDATE feeds SET fetched_at = '2026-01-01T00:00:00Z'"))  # long due for a refresh
     conn.close()
 

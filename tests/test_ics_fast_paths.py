@@ -7,7 +7,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.events import recurrence_columns
 from scheduler_agent.calendar.ics.importing import import_file
@@ -194,7 +194,7 @@ def test_an_override_of_a_single_event_is_stored_as_the_event_itself(demo_db: Pa
     conn = db.connect(demo_db)
     assert "1 new" in import_file(conn, file, "priya")
     rows = conn.execute(
-        text(
+        sql(
             "SELECT e.title, e.start_utc, s.recurrence_id FROM events e JOIN event_sources s ON s.event_id = e.id "
             "WHERE s.uid = 'single@t'"
         )
@@ -220,7 +220,7 @@ def test_an_event_with_only_exdates_is_stored_as_one_that_does_not_repeat(demo_d
     conn = db.connect(demo_db)
     assert "Imported 2 events (0 recurring)" in import_file(conn, file, "priya")
     rows = conn.execute(
-        text(
+        sql(
             "SELECT s.uid, e.rrule, e.rdates, e.exdates FROM events e JOIN event_sources s ON s.event_id = e.id "
             "WHERE s.uid IN ('ex@t', 'plain@t') ORDER BY s.uid"
         )

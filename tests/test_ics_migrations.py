@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.calendar import events
@@ -22,9 +23,9 @@ from scheduler_agent.storage.migrations import HEAD
 
 def old_people(conn: sqlite3.Connection) -> None:
     """The owner and Priya as the schema before m012 stores people (later columns did not exist yet)."""
-    with conn:
-        conn.execute(text("INSERT INTO people VALUES ('you', 'Jordan Lee', 'Europe/London', '09:00', '17:00')"))
-        conn.execute(text("INSERT INTO people VALUES ('priya', 'Priya Raman', 'Europe/London', '09:00', '17:00')"))
+    with db.transaction(conn):
+        conn.execute(sql("INSERT INTO people VALUES ('you', 'Jordan Lee', 'Europe/London', '09:00', '17:00')"))
+        conn.execute(sql("INSERT INTO people VALUES ('priya', 'Priya Raman', 'Europe/London', '09:00', '17:00')"))
 
 
 BEFORE_M012 = "m010"  # the revision before m012_series
@@ -34,23 +35,25 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(tmp_path:
     path = tmp_path / "old.db"
     old = db.connect(path, to=BEFORE_M012)
     old_people(old)
-    with old:  # an imported weekly standup as the code before m012 stored it: columns only, no components
+    with db.transaction(
+        old
+    ):  # an imported weekly standup as the code before m012 stored it: columns only, no components
         cursor = old.execute(
-            text(
+            sql(
                 "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES "
                 "('Standup', '2026-10-12T08:00:00Z', '2026-10-12T08:30:00Z', 'Europe/London', 'FREQ=WEEKLY;BYDAY=MO')"
             )
         )
-        old.execute(text("INSERT INTO event_attendees VALUES (:lastrowid, 'priya')"), {"lastrowid": cursor.lastrowid})
+        old.execute(sql("INSERT INTO event_attendees VALUES (:lastrowid, 'priya')"), {"lastrowid": cursor.lastrowid})
         old.execute(
-            text("INSERT INTO event_sources VALUES (:lastrowid, 'priya', 'standup@t', '')"),
+            sql("INSERT INTO event_sources VALUES (:lastrowid, 'priya', 'standup@t', '')"),
             {"lastrowid": cursor.lastrowid},
         )
     old.close()
 
     conn = db.connect(path)
     assert db.revision(conn) == HEAD  # m012, m013 and the rest applied, in order, on connect
-    row = conn.execute(text("SELECT person_key, origin, uid, recurrence_id FROM event_sources")).fetchone()
+    row = conn.execute(sql("SELECT person_key, origin, uid, recurrence_id FROM event_sources")).fetchone()
     assert tuple(row) == ("priya", "", "standup@t", "")  # kept, as a file's
     found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 11, 3, tzinfo=UTC))
     standups = [(e.title, e.start) for e in found if e.title == "Standup"]
@@ -60,8 +63,8 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(tmp_path:
         ("Standup", datetime(2026, 11, 2, 9, 0, tzinfo=UTC)),
     ]
     with pytest.raises(IntegrityError):  # one (person, origin, UID) once
-        conn.execute(text("INSERT INTO event_sources VALUES (1, 'priya', '', 'standup@t', '')"))
-    conn.execute(text("INSERT INTO feeds (person_key, url) VALUES ('priya', 'https://example.com/x.ics')"))
+        conn.execute(sql("INSERT INTO event_sources VALUES (1, 'priya', '', 'standup@t', '')"))
+    conn.execute(sql("INSERT INTO feeds (person_key, url) VALUES ('priya', 'https://example.com/x.ics')"))
     conn.close()
 
 
@@ -82,12 +85,12 @@ def test_the_length_bound_follows_every_write(any_conn: Connection) -> None:
     found = events_for(conn, "priya", at + timedelta(days=2), at + timedelta(days=2, hours=1))
     assert "Long" in [e.title for e in found]
     with db.transaction(conn):
-        conn.execute(text("UPDATE events SET end_utc = '2026-09-06T00:00:00Z' WHERE id = :id"), {"id": long.id})
+        conn.execute(sql("UPDATE events SET end_utc = '2026-09-06T00:00:00Z' WHERE id = :id"), {"id": long.id})
     assert longest_days(conn) == pytest.approx(5)
     found = events_for(conn, "priya", at + timedelta(days=4), at + timedelta(days=4, hours=1))
     assert "Long" in [e.title for e in found]
     with db.transaction(conn):
-        conn.execute(text("DELETE FROM events WHERE id = :id"), {"id": long.id})
+        conn.execute(sql("DELETE FROM events WHERE id = :id"), {"id": long.id})
     assert longest_days(conn) == pytest.approx(bound)  # it shrinks again: the triggers' bound only grew
 
 
@@ -109,28 +112,31 @@ def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_event
     daily = (at, at + timedelta(hours=2))
     text = series_text(daily, "UTC", Recurrence("FREQ=DAILY"), "Daily")
     event_id = old.execute(
-        "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES ('Daily', ?, ?, 'UTC', 'FREQ=DAILY')",
-        tuple(map(to_utc_text, daily)),
+        sql(
+            "INSERT INTO events (title, start_utc, end_utc, tz, rrule) "
+            "VALUES ('Daily', :start, :end, 'UTC', 'FREQ=DAILY')"
+        ),
+        {"start": to_utc_text(daily[0]), "end": to_utc_text(daily[1])},
     ).lastrowid
     old.execute(
-        text("INSERT INTO event_attendees (event_id, person_key) VALUES (:event_id, 'priya')"), {"event_id": event_id}
+        sql("INSERT INTO event_attendees (event_id, person_key) VALUES (:event_id, 'priya')"), {"event_id": event_id}
     )
     old.execute(
-        text(
+        sql(
             "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (:event_id, "
             ":text, :text2, 'UTC', 'UTC')"
         ),
         {"event_id": event_id, "text": text, "text2": digest(text, "UTC", "UTC")},
     )
     old.execute(
-        "INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (?, ?, ?, 'Daily')",
-        (event_id, *map(to_utc_text, daily)),
+        sql("INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (:event_id, :start, :end, 'Daily')"),
+        {"event_id": event_id, "start": to_utc_text(daily[0]), "end": to_utc_text(daily[1])},
     )
-    assert old.execute(text("SELECT seconds FROM length_bounds WHERE what = 'event'")).fetchone()[0] == 4 * 86400
+    assert old.execute(sql("SELECT seconds FROM length_bounds WHERE what = 'event'")).fetchone()[0] == 4 * 86400
     old.close()
 
     conn = db.connect(path)
-    kinds = {name: kind for kind, name in conn.execute(text("SELECT type, name FROM sqlite_master"))}
+    kinds = {name: kind for kind, name in conn.execute(sql("SELECT type, name FROM sqlite_master"))}
     assert "length_bounds" not in kinds and "trigger" not in kinds.values()
     assert kinds["events_single_by_length"] == kinds["occurrences_by_length"] == "index"
     assert conn.execute(events._LONGEST).fetchone() == pytest.approx((4, 2 / 24))
@@ -149,24 +155,24 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
     path = tmp_path / "old.db"
     old = db.connect(path, to=BEFORE_M012)
     old_people(old)
-    with old:
+    with db.transaction(old):
         master = old.execute(
-            text(
+            sql(
                 "INSERT INTO events (title, start_utc, end_utc, tz, rrule, exdates) VALUES ('Sync', "
                 "'2026-10-05T09:00:00Z', '2026-10-05T10:00:00Z', 'Europe/London', 'FREQ=WEEKLY;COUNT=6', "
                 "'2026-10-19T09:00:00Z')"
             )
         ).lastrowid
         moved = old.execute(
-            text(
+            sql(
                 "INSERT INTO events (title, start_utc, end_utc) VALUES ('Sync (later)', "
                 "'2026-10-19T14:00:00Z', '2026-10-19T15:00:00Z')"
             )
         ).lastrowid
         for event_id, rid in ((master, ""), (moved, "2026-10-19T09:00:00Z")):
-            old.execute(text("INSERT INTO event_attendees VALUES (:event_id, 'priya')"), {"event_id": event_id})
+            old.execute(sql("INSERT INTO event_attendees VALUES (:event_id, 'priya')"), {"event_id": event_id})
             old.execute(
-                text("INSERT INTO event_sources VALUES (:event_id, 'priya', 'tf@t', :rid)"),
+                sql("INSERT INTO event_sources VALUES (:event_id, 'priya', 'tf@t', :rid)"),
                 {"event_id": event_id, "rid": rid},
             )
     old.close()
@@ -176,7 +182,7 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
     assert result.exit_code == 0, result.output
     assert ": 0 new, 1 updated." in result.stdout
     conn = db.connect(path)
-    rows = conn.execute(text("SELECT event_id, recurrence_id FROM event_sources WHERE uid = 'tf@t'")).fetchall()
+    rows = conn.execute(sql("SELECT event_id, recurrence_id FROM event_sources WHERE uid = 'tf@t'")).fetchall()
     assert [tuple(row) for row in rows] == [(master, "")]  # the old override row is gone; the master kept its id
     found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 10, 27, tzinfo=UTC))
     assert [(e.title, e.start) for e in found if e.title.startswith("Sync")] == [
@@ -199,12 +205,12 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
     for key in ("priya", "marco"):
         person = find_person(old, key)
         assert person is not None
-        with old:  # as that version subscribed: today's `subscribe` writes m037's columns too
+        with db.transaction(old):  # as that version subscribed: today's `subscribe` writes m037's columns too
             old.execute(
-                text("INSERT INTO feeds (person_key, url) VALUES (:key, :p2)"),
+                sql("INSERT INTO feeds (person_key, url) VALUES (:key, :p2)"),
                 {"key": key, "p2": f"https://example.com/{key}.ics"},
             )
-        (feed_id,) = old.execute(text("SELECT id FROM feeds WHERE person_key = :key"), {"key": key}).fetchone()
+        (feed_id,) = old.execute(sql("SELECT id FROM feeds WHERE person_key = :key"), {"key": key}).fetchone()
         feeds.append(feed_id)
         items = [
             ImportedEvent(f"{key}-{n}@t", None, "Busy", at + timedelta(days=n), at + timedelta(days=n, hours=1), "UTC")
@@ -214,12 +220,12 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
     old.close()
 
     conn = db.connect(path)
-    indexes = {name for (name,) in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'index'"))}
+    indexes = {name for (name,) in conn.execute(sql("SELECT name FROM sqlite_master WHERE type = 'index'"))}
     assert not {"events_by_time", "event_sources_by_origin"} & indexes
     assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("priya", 3), ("marco", 3)]
     unsubscribe(conn, feeds[0])
     assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("marco", 3)]
-    left = conn.execute(text("SELECT s.uid FROM event_sources s ORDER BY s.uid")).fetchall()
+    left = conn.execute(sql("SELECT s.uid FROM event_sources s ORDER BY s.uid")).fetchall()
     assert [row[0] for row in left] == ["marco-0@t", "marco-1@t", "marco-2@t"]
     standup = {"title": "Standup", "start": "2026-09-01T09:00+01:00", "minutes": 15, "attendees": ["you"]}
     fixture = demo_fixture() | {"events": [standup | {"tz": "Europe/London", "rrule": "FREQ=DAILY"}]}
