@@ -138,10 +138,10 @@ def test_connect_syncs_the_calendar_and_says_what_happens_to_local_events(db: Pa
     answer = conn.execute(sql("SELECT scheduling FROM caldav_connections")).fetchone()[0]
     assert answer in (0, 1)  # asked once, stored
     row = conn.execute(sql("SELECT uid, etag, event_id FROM caldav_events")).fetchone()
-    assert row["uid"] == "a"
-    assert row["etag"]
+    assert row.uid == "a"
+    assert row.etag
     assert (
-        conn.execute(sql("SELECT title FROM events WHERE id = :event_id"), {"event_id": row["event_id"]}).fetchone()[0]
+        conn.execute(sql("SELECT title FROM events WHERE id = :event_id"), {"event_id": row.event_id}).fetchone()[0]
         == "Design review"
     )
 

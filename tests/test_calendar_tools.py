@@ -121,13 +121,13 @@ def test_create_event_books_and_stores_the_event(tools: CalendarTools, demo_conn
         f"for you (Jordan Lee) and Priya Raman (priya). Event id: {before + 1}."
     )
     row = demo_conn.execute(sql("SELECT * FROM events WHERE id = :p1"), {"p1": before + 1}).fetchone()
-    assert (row["title"], row["start_utc"], row["end_utc"]) == (
+    assert (row.title, row.start_utc, row.end_utc) == (
         "Meeting with Priya Raman",
         "2026-08-31T13:00:00Z",
         "2026-08-31T13:30:00Z",
     )
     attendees = demo_conn.execute(
-        sql("SELECT person_key FROM event_attendees WHERE event_id = :id ORDER BY 1"), {"id": row["id"]}
+        sql("SELECT person_key FROM event_attendees WHERE event_id = :id ORDER BY 1"), {"id": row.id}
     )
     assert [r[0] for r in attendees] == ["priya", "you"]
     # The booked half hour is gone from the free windows.

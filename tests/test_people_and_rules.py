@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError, answer_call
@@ -65,7 +66,7 @@ def test_a_booking_with_also_invites_everyone(tools: CalendarTools, demo_conn: s
     )
     keys = [
         row[0]
-        for row in demo_conn.execute(text("SELECT person_key FROM event_attendees WHERE event_id = 29 ORDER BY 1"))
+        for row in demo_conn.execute(sql("SELECT person_key FROM event_attendees WHERE event_id = 29 ORDER BY 1"))
     ]
     assert keys == ["aiko", "priya", "you"]
 
