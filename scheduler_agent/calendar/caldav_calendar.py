@@ -282,10 +282,15 @@ def record(conn: Db, key: Key | None, written: Written, text: str, recovered: bo
         conn.execute(
             sql(
                 "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (:tool_use_id, "
-                "NULL, :text, :kind, :p4) "
+                "NULL, :text, :kind, :input_hash) "
                 "ON CONFLICT (tool_use_id) DO NOTHING"
             ),
-            {"tool_use_id": key.tool_use_id, "text": text, "kind": kind, "p4": "" if recovered else key.input_hash},
+            {
+                "tool_use_id": key.tool_use_id,
+                "text": text,
+                "kind": kind,
+                "input_hash": "" if recovered else key.input_hash,
+            },
         )
     found = booking_for(conn, key.tool_use_id)
     assert found is not None

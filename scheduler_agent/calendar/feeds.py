@@ -143,9 +143,9 @@ def unsubscribe(conn: Connection, feed_id: int) -> None:
         conn.execute(  # by (person, origin): the prefix of event_sources' unique index (m036)
             text(
                 "DELETE FROM events WHERE id IN (SELECT event_id FROM event_sources "
-                "WHERE person_key = (SELECT person_key FROM feeds WHERE id = :feed_id) AND origin = :feed_id2)"
+                "WHERE person_key = (SELECT person_key FROM feeds WHERE id = :feed_id) AND origin = :origin)"
             ),
-            {"feed_id": feed_id, "feed_id2": origin(feed_id)},
+            {"feed_id": feed_id, "origin": origin(feed_id)},
         )
         conn.execute(text("DELETE FROM feeds WHERE id = :feed_id"), {"feed_id": feed_id})
 

@@ -69,7 +69,7 @@ def upsert_person(conn: Connection, person: Person) -> None:
     conn.execute(
         text(
             "INSERT INTO people (key, name, tz, work_start, work_end, days, days_off, buffer_minutes, lunch) "
-            "VALUES (:key, :name, :tz, :p4, :p5, :days, :p7, :buffer_minutes, :lunch) "
+            "VALUES (:key, :name, :tz, :work_start, :work_end, :days, :days_off, :buffer_minutes, :lunch) "
             "ON CONFLICT (key) DO UPDATE SET name = excluded.name, tz = excluded.tz, "
             "work_start = excluded.work_start, work_end = excluded.work_end, days = excluded.days, "
             "days_off = excluded.days_off, buffer_minutes = excluded.buffer_minutes, lunch = excluded.lunch"
@@ -78,10 +78,10 @@ def upsert_person(conn: Connection, person: Person) -> None:
             "key": person.key,
             "name": person.name,
             "tz": person.tz,
-            "p4": f"{person.work_start:%H:%M}",
-            "p5": f"{person.work_end:%H:%M}",
+            "work_start": f"{person.work_start:%H:%M}",
+            "work_end": f"{person.work_end:%H:%M}",
             "days": days_text(person.days),
-            "p7": " ".join(day.isoformat() for day in person.days_off),
+            "days_off": " ".join(day.isoformat() for day in person.days_off),
             "buffer_minutes": person.buffer_minutes,
             "lunch": lunch,
         },
@@ -148,9 +148,9 @@ def future_events(conn: Connection, key: str, now: datetime) -> list[int]:
     rows = conn.execute(
         text(
             "SELECT DISTINCT e.id FROM events e JOIN event_attendees a ON a.event_id = e.id AND a.person_key = :key "
-            "WHERE e.end_utc > :p2 OR e.rrule IS NOT NULL OR e.rdates <> '' ORDER BY e.id"
+            "WHERE e.end_utc > :now OR e.rrule IS NOT NULL OR e.rdates <> '' ORDER BY e.id"
         ),
-        {"key": key, "p2": to_utc_text(now.astimezone(UTC))},
+        {"key": key, "now": to_utc_text(now.astimezone(UTC))},
     )
     return [row[0] for row in rows]
 
