@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import DBAPIError
 
+from scheduler_agent.storage.db import in_transaction
 from scheduler_agent.storage.dialect import BookedTimeTaken, booked_time_taken, lock_person, moment
 
 KINDS = ("create_event", "move_event", "cancel_event")
@@ -77,7 +78,7 @@ def lock_people(conn: Connection, keys: Iterable[str]) -> None:
     names the owner first, so the locks are always taken in one order. A no-op on SQLite, whose
     `BEGIN IMMEDIATE` already serialises every writer, and outside a transaction.
     """
-    if not conn.in_transaction():
+    if not in_transaction(conn):
         return
     for key in dict.fromkeys(keys):
         lock_person(conn, key)

@@ -138,6 +138,14 @@ def transaction(conn: Connection) -> Transaction:
     return Transaction(conn)
 
 
+def in_transaction(conn: Connection) -> bool:
+    """Whether a `transaction` block is open on `conn` (SQLAlchemy's `in_transaction()` also answers True
+    between statements that autocommitted)."""
+    from scheduler_agent.storage.engine import OUTSIDE
+
+    return conn.in_transaction() and not conn.info.get(OUTSIDE, False)
+
+
 class Transaction:
     """`transaction`'s context manager: a class, as a session opens two a loop iteration and a generator's
     `@contextmanager` costs a few microseconds more each time (issue 14)."""
