@@ -74,10 +74,7 @@ def people_command(db: Location | None, as_json: bool) -> None:
 def set_owner_command(person: PersonChanges, db: Location | None) -> None:
     """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
     with calendar_session(db, creates=True) as conn:
-        exists = (
-            conn.execute(text("SELECT 1 FROM people WHERE key = :OWNER_KEY"), {"OWNER_KEY": OWNER_KEY}).fetchone()
-            is not None
-        )
+        exists = conn.execute(text("SELECT 1 FROM people WHERE key = :key"), {"key": OWNER_KEY}).fetchone() is not None
         if not exists:
             if person.name is None or person.tz is None:
                 raise CalendarError("a new owner needs --name and --tz, e.g. --name 'Jordan Lee' --tz Europe/London")
