@@ -45,6 +45,9 @@ class Holder:
         return cls(socket.gethostname(), os.getpid())
 
     def __str__(self) -> str:
+        if self.host.startswith("workflow:"):  # a submitted turn's (workflows/records.py): whichever worker runs it
+            workflow = self.host.removeprefix("workflow:")
+            return f"its submitted turn (workflow {workflow}; `scheduler-agent wait` waits for it)"
         return f"process {self.pid} on {self.host}"
 
     def alive(self) -> bool | None:
@@ -102,12 +105,8 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     now = _now()
     seconds = holder.lease_seconds if seconds is None else seconds
     with transaction(conn):
+        check_free(conn, cid, holder)
         held = current(conn, cid)
-        if held is not None and held.holder != holder and not _lapsed(held, now):
-            raise ConversationBusy(
-                f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
-                f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
-            )
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
         conn.execute(
@@ -134,6 +133,16 @@ def release(conn: Connection, cid: int, holder: Holder) -> None:
     """Give the lease up (nothing happens if `holder` does not hold it)."""
     with transaction(conn):
         conn.execute(_RELEASE, {"cid": cid, "host": holder.host, "pid": holder.pid})
+
+
+def check_free(conn: Connection, cid: int, holder: Holder) -> None:
+    """Raise ConversationBusy, as `claim` would, when someone other than `holder` holds `cid`; take nothing."""
+    held = current(conn, cid)
+    if held is not None and held.holder != holder and not _lapsed(held, _now()):
+        raise ConversationBusy(
+            f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
+            f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
+        )
 
 
 def _lapsed(lease: Lease, now: datetime) -> bool:

@@ -35,6 +35,7 @@ def store_turn(conn: Connection, text: str, *, clock: Clock, settings: Settings,
         session.store()
     else:
         session = Session.stored(conn, cid, _no_model, settings, ignore, clock)
+        lease.check_free(conn, cid, lease.Holder.me())  # a turn of it still running anywhere: exit 8
         _check_can_take_a_turn(conn, cid, session.messages)
     fresh = session.fresh_context()
     if session.cid is not None and fresh != session.context:
