@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from caldav.collection import Calendar
 from radicale_server import OWNER_USER, PRIYA_USER, LosingProxy, RadicaleServer, calendar_url, client_for, vevent
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 from scheduler_agent.agent.toolbox import ToolError
@@ -189,7 +190,7 @@ def test_a_booking_is_one_event_with_organizer_attendees_and_its_vtimezone(
     assert note == "The calendar server will e-mail invitations to Priya Raman <priya@example.com>."
     assert (
         conn.execute(
-            text("SELECT tool_use_id FROM caldav_events WHERE href = :href"), {"href": written.event.href}
+            sql("SELECT tool_use_id FROM caldav_events WHERE href = :href"), {"href": written.event.href}
         ).fetchone()[0]
         == "toolu_01"
     )
