@@ -15,11 +15,12 @@ from scheduler_agent.storage.db import connect
 WRITER = """
 import os, signal, sys
 from pathlib import Path
+from sqlalchemy import text
 from scheduler_agent.storage.db import connect, transaction
 conn = connect(Path(sys.argv[1]))
 with transaction(conn):
-    conn.execute("INSERT INTO people (key, name, tz, work_start, work_end) "
-                 "VALUES ('kim', 'Kim', 'UTC', '09:00', '17:00')")
+    conn.execute(text("INSERT INTO people (key, name, tz, work_start, work_end) "
+                      "VALUES ('kim', 'Kim', 'UTC', '09:00', '17:00')"))
 print("committed", flush=True)
 os.kill(os.getpid(), signal.SIGKILL)  # no close, no checkpoint: the commit is only in the WAL
 """
