@@ -57,7 +57,8 @@ def sqlite_engine(path: Path) -> Engine:
     @event.listens_for(engine, "begin")
     def _begin_immediate(connection: Connection) -> None:
         if not connection.info.get(OUTSIDE):
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            # on the driver's connection, as exec_driver_sql would send it: a session begins two a loop iteration
+            connection.connection.driver_connection.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
 
     return engine
 
@@ -101,6 +102,6 @@ def postgresql_engine(url: str, *, store: bool = False) -> Engine:
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
         if not connection.info.get(OUTSIDE):
-            connection.exec_driver_sql("BEGIN")
+            connection.connection.driver_connection.execute("BEGIN")  # type: ignore[union-attr]
 
     return engine
