@@ -7,11 +7,10 @@ The server (scheduler_agent/testing/postgres.py) is stopped and its folder remov
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
-from session_cleanup import at_session_end
+from session_cleanup import for_the_session
 
 from scheduler_agent.testing.postgres import PostgresServer, ServerUnavailable
 
@@ -20,14 +19,12 @@ from scheduler_agent.testing.postgres import PostgresServer, ServerUnavailable
 def pg_server() -> PostgresServer:
     """PostgreSQL for the whole session. Skipped, with the reason, only when none can be started here;
     where CI installed it (CI=true), failing to start it fails the tests."""
-    try:
-        server = PostgresServer().start()
-    except ServerUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the PostgreSQL tests need a server, which CI installs: {exc}")
-        pytest.skip(f"no PostgreSQL server can be started: {exc}")
-    at_session_end(server.stop)
-    return server
+    return for_the_session(
+        lambda: PostgresServer().start(),
+        ServerUnavailable,
+        "the PostgreSQL tests need a server, which CI installs",
+        "no PostgreSQL server can be started",
+    )
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Protocol, TypeVar
 
 import pytest
 
@@ -27,6 +28,26 @@ _at_end: list[Callable[[], None]] = []
 def at_session_end(stop: Callable[[], None]) -> None:
     """Call `stop` once when the session ends (last registered, first called)."""
     _at_end.append(stop)
+
+
+class SessionServer(Protocol):
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=SessionServer)
+
+
+def for_the_session(start: Callable[[], S], unavailable: type[Exception], needed: str, none: str) -> S:
+    """`start()`'s server, stopped when the session ends. When it cannot start (`unavailable`), the tests that
+    need it fail where CI installed it (CI=true) with `needed`, and are skipped elsewhere with `none`."""
+    try:
+        server = start()
+    except unavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{needed}: {exc}")
+        pytest.skip(f"{none}: {exc}")
+    at_session_end(server.stop)
+    return server
 
 
 def _children() -> dict[int, list[int]]:

@@ -8,7 +8,7 @@ import itertools
 import os
 
 import pytest
-from session_cleanup import at_session_end
+from session_cleanup import for_the_session
 
 from scheduler_agent.testing.temporal import ServerUnavailable, TemporalServer
 
@@ -18,14 +18,12 @@ _queues = itertools.count(1)
 @pytest.fixture(scope="session")
 def temporal_server(tmp_path_factory: pytest.TempPathFactory) -> TemporalServer:
     """The Temporal dev server for the whole session; where CI installed it (CI=true), failing to start fails."""
-    try:
-        server = TemporalServer(tmp_path_factory.mktemp("temporal")).start()
-    except ServerUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the Temporal tests need the dev server, which the test extra installs: {exc}")
-        pytest.skip(f"no Temporal dev server can be started: {exc}")
-    at_session_end(server.stop)
-    return server
+    return for_the_session(
+        lambda: TemporalServer(tmp_path_factory.mktemp("temporal")).start(),
+        ServerUnavailable,
+        "the Temporal tests need the dev server, which the test extra installs",
+        "no Temporal dev server can be started",
+    )
 
 
 @pytest.fixture

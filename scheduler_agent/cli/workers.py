@@ -21,6 +21,8 @@ from scheduler_agent.cli.options import ID, db_option, today_option
 from scheduler_agent.cli.render import entry_lines, visible
 from scheduler_agent.cli.run_options import (
     max_iterations_option,
+    mcp_option,
+    mcp_trust_option,
     model_option,
     option_option,
     timeout_option,
@@ -115,6 +117,8 @@ def _connect(db: Location | None, creates: bool = False) -> Any:
 @click.option("--wait", "wait", is_flag=True, help="Then block until the turn ends and print it, as `wait` does.")
 @model_option
 @option_option
+@mcp_option
+@mcp_trust_option
 @today_option
 @temporal_option
 @task_queue_option
@@ -128,14 +132,22 @@ def submit_command(
     wait: bool,
     model: str,
     options: tuple[tuple[str, Any], ...],
+    mcp: tuple[str, ...],
+    mcp_trust: tuple[str, ...],
     today: str | None,
     temporal: str,
     task_queue: str,
     db: Location | None,
 ) -> None:
-    """Store a user turn, start its workflow on Temporal, and print its conversation id (alone on the last line)."""
+    """Store a user turn, start its workflow on Temporal, and print its conversation id (alone on the last line).
+
+    With --mcp, the turn uses those servers' tools: only their names go with it, and each worker must be
+    given the same servers (`worker --mcp NAME=...`, or mcp.toml), which it starts itself."""
     approved = sorted({"create_event", "move_event"} if yes else set()) + (["cancel_event"] if yes_cancel else [])
-    raise click.exceptions.Exit(_submit(text, cid, approved, wait, model, today, temporal, task_queue, db, options))
+    servers = (mcp, mcp_trust)
+    raise click.exceptions.Exit(
+        _submit(text, cid, approved, wait, model, today, temporal, task_queue, db, options, servers)
+    )
 
 
 @person_facing()
@@ -150,9 +162,11 @@ def _submit(
     task_queue: str,
     db: Location | None,
     options: tuple[tuple[str, Any], ...] = (),
+    servers: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
 ) -> int:
     from scheduler_agent.agent import faults
     from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS
+    from scheduler_agent.mcp_client.servers import servers_for
     from scheduler_agent.session.clock import clock_for
     from scheduler_agent.session.session import Settings
     from scheduler_agent.workflows import engine
@@ -164,12 +178,15 @@ def _submit(
     max_tokens = given.pop("max_tokens", DEFAULT_MAX_TOKENS)
     settings = Settings(model, DEFAULT_MAX_ITERATIONS, max_tokens, stream=True, options=tuple(given.items()))
     clock = clock_for(conn, today)
+    specs = servers_for(*servers)  # `--mcp`, `--mcp-trust` and mcp.toml: their names go with the turn, not commands
+    mcp, trusted = [spec.name for spec in specs], [spec.name for spec in specs if spec.trusted]
 
     async def submitted() -> int:
         client = await engine.connect(temporal)  # before anything is stored: no server, nothing changes
-        turn = store_turn(conn, text, clock=clock, settings=settings, cid=cid)
+        turn = store_turn(conn, text, clock=clock, settings=settings, cid=cid, mcp=mcp)
         faults.reach("submit_stored")  # (tests: a crash here leaves a stored turn with no workflow)
-        await engine.start(client, TurnInput(turn.store, turn.cid, turn.turn, approved), task_queue)
+        started = TurnInput(turn.store, turn.cid, turn.turn, approved, mcp=mcp, trusted=trusted)
+        await engine.start(client, started, task_queue)
         click.echo(f"submitted: `scheduler-agent wait {turn.cid}` waits for the turn to end", err=True)
         click.echo(str(turn.cid))
         sys.stdout.flush()
@@ -221,7 +238,8 @@ async def _wait(client: Any, conn: Any, turn: Any, task_queue: str) -> int:
                 f"`scheduler-agent conversations show {cid}` shows it"
             )
         # `submit` stored the turn but did not start its workflow (it was stopped in between): start it now
-        await engine.start(client, TurnInput(turn.store, cid, turn.turn), task_queue)
+        mcp = list(conversations.load(conn, cid)[0].context.mcp)  # the MCP servers it uses, by name
+        await engine.start(client, TurnInput(turn.store, cid, turn.turn, mcp=mcp), task_queue)
         click.echo(f"conversation {cid}'s stored turn had no workflow: started it now", err=True)
 
     def idle() -> None:
@@ -278,6 +296,8 @@ def _answer_text(entry: Any) -> str:
 @max_iterations_option
 @timeout_option
 @tool_deadline_option
+@mcp_option
+@mcp_trust_option
 @temporal_option
 @task_queue_option
 @db_option
@@ -289,15 +309,21 @@ def worker_command(
     max_iterations: int,
     timeout: float,
     tool_deadline: float,
+    mcp: tuple[str, ...],
+    mcp_trust: tuple[str, ...],
     temporal: str,
     task_queue: str,
     db: Location | None,
 ) -> None:
-    """Run submitted turns from Temporal with the same loop; SIGTERM lets the steps running finish, then stops."""
+    """Run submitted turns from Temporal with the same loop; SIGTERM lets the steps running finish, then stops.
+
+    --mcp starts the MCP servers (and mcp.toml's) that submitted turns may use, each when a turn first needs it;
+    a turn that uses a server this worker was not given fails, naming it."""
     from scheduler_agent.agent.errors import ModelRequestFailed
     from scheduler_agent.agent.request import DEFAULT_MODEL
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
     from scheduler_agent.cli.live import has_credentials
+    from scheduler_agent.mcp_client.turn import given_servers
     from scheduler_agent.session.session import Settings
     from scheduler_agent.workflows import engine, worker
     from scheduler_agent.workflows.steps import TurnSteps
@@ -314,11 +340,13 @@ def worker_command(
     def send() -> Any:
         return ModelAPI(make_client(), timeout=timeout).send
 
-    steps = TurnSteps(lambda: _connect(db, creates=True), send, settings, say, concurrency + 1)
+    servers = given_servers(mcp, mcp_trust, sys.stderr)  # a server's stderr joins the worker's
+    steps = TurnSteps(lambda: _connect(db, creates=True), send, settings, say, concurrency + 1, servers)
 
     async def work() -> None:
         client = await engine.connect(temporal)
-        say(f"worker: process {os.getpid()}, {concurrency} at once, task queue {task_queue} on {temporal}")
+        named = f"; MCP servers {', '.join(servers.specs)}" if servers is not None else ""
+        say(f"worker: process {os.getpid()}, {concurrency} at once, task queue {task_queue} on {temporal}{named}")
         sys.stderr.flush()
         await worker.run(client, task_queue, steps, concurrency, timeout + tool_deadline, drain)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, suppress
 from typing import Any, TextIO
@@ -54,6 +55,7 @@ class ServerConnection:
         self.dead: str | None = None  # why every later call fails at once, once the server is gone
         self._client: Client | None = None
         self._context: AbstractContextManager[Client] | None = None
+        self._opening = threading.Lock()
 
     def open(self) -> None:
         if self.spec.url is not None:
@@ -80,6 +82,13 @@ class ServerConnection:
         if context is not None:
             with suppress(*_GONE):  # it was gone already: nothing is left to close
                 context.__exit__(None, None, None)
+
+    def revive(self) -> None:
+        """A server that died is started again at its next use (a worker's next turn): closed, its death forgotten."""
+        with self._opening:
+            if self.dead is not None:
+                self.close()
+                self.dead = None
 
     def list_tools(self) -> list[types.Tool]:
         """Every tool the server offers, page after page."""
@@ -135,10 +144,11 @@ class ServerConnection:
         return content
 
     def _open_client(self) -> Client:
-        if self._client is None:
-            self.open()
-        assert self._client is not None
-        return self._client
+        with self._opening:  # a worker's steps share its servers: one of them opens it
+            if self._client is None:
+                self.open()
+            assert self._client is not None
+            return self._client
 
 
 def result_content(server: str, result: types.CallToolResult) -> list[JSON]:

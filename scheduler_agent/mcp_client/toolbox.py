@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Set
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Set
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from scheduler_agent.agent.deadline import Deadline
@@ -67,9 +67,15 @@ def api_name(server: str, tool: str, taken: set[str]) -> str:
 class McpServers:
     """The servers of a run, each connected when first needed, and the tools they offered this turn."""
 
-    def __init__(self, specs: list[ServerSpec], errlog: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        specs: list[ServerSpec],
+        errlog: TextIO | None = None,
+        connections: Mapping[str, ServerConnection] | None = None,  # shared with another set (`sharing`)
+    ) -> None:
         self.specs = {spec.name: spec for spec in specs}
-        self.connections = {spec.name: ServerConnection(spec, errlog) for spec in specs}
+        shared = connections or {}
+        self.connections = {spec.name: shared.get(spec.name) or ServerConnection(spec, errlog) for spec in specs}
         self.offered: dict[str, Offered] = {}  # by the name sent
         self.listed = False
         self.taken: Set[str] = frozenset()  # the calendar's tool names, which a name sent must differ from
@@ -125,6 +131,13 @@ class McpServers:
     def toolbox(self, inner: Previewing, approve_all: bool = False) -> McpToolbox:
         """`inner` (the calendar's tools) with these servers' beside them; `approve_all`: `--yes`."""
         return McpToolbox(inner, self, approve_all)
+
+    def sharing(self, names: Iterable[str], trusted: Iterable[str] = ()) -> McpServers:
+        """The servers `names` of these, on the same connections, with tools of their own: what one step of a
+        worker's turn uses (the worker's servers serve every turn). `trusted`: trusted for it besides."""
+        also = set(trusted)
+        specs = [replace(self.specs[name], trusted=self.specs[name].trusted or name in also) for name in names]
+        return McpServers(specs, connections=self.connections)
 
     def close(self) -> None:
         for connection in self.connections.values():

@@ -9,12 +9,12 @@ refuses, naming it, when it is not.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from sqlalchemy import Connection, text
 
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.mcp_client.servers import ServerSpecError
+from scheduler_agent.mcp_client.servers import ServerSpecError, config_path
 from scheduler_agent.storage.db import transaction
 
 if TYPE_CHECKING:  # the SDK is imported only where a server is reached
@@ -24,6 +24,12 @@ if TYPE_CHECKING:  # the SDK is imported only where a server is reached
 
 class MissingServer(ServerSpecError):
     """A stored conversation used an MCP server this process was not given (a usage error, exit 2)."""
+
+
+def missing(stored: Iterable[str], given: Iterable[str]) -> list[str]:
+    """The servers (names) in `stored` that are not among `given`."""
+    known = set(given)
+    return [name for name in stored if name not in known]
 
 
 def refuse_missing(stored: Mapping[str, list[JSON]], given: Iterable[str], cid: int | None) -> None:
@@ -36,6 +42,16 @@ def refuse_missing(stored: Mapping[str, list[JSON]], given: Iterable[str], cid: 
             f"conversation {cid} used the MCP server{'s' if len(missing) > 1 else ''} {names}: give the same "
             f"{flags} (or its [servers.NAME] table in the config file) to go on with it"
         )
+
+
+def given_servers(given: tuple[str, ...], trusted: tuple[str, ...], errlog: TextIO) -> McpServers | None:
+    """The servers a process was given (`--mcp`, `--mcp-trust`, mcp.toml), each started when first needed; None,
+    without importing the SDK, when there are none (a worker's start-up stays as fast)."""
+    if not (given or trusted or config_path().exists()):
+        return None
+    from scheduler_agent.mcp_client.toolbox import started
+
+    return started(given, trusted, errlog)
 
 
 def start_turn(servers: McpServers | None) -> None:
@@ -60,15 +76,38 @@ def go_on_with(context: Context | None, servers: McpServers | None, cid: int | N
 
 def list_and_store(conn: Connection, cid: int, servers: McpServers, taken: Iterable[str] = ()) -> dict[str, list[JSON]]:
     """List every server's tools now and store them with conversation `cid`: for a worker's activity, so that
-    the workflow reads the stored list (`McpServers.adopt`) and stays deterministic. Returns what was stored.
-    `taken`: the names of the calendar's tools, which an MCP tool's name as sent must differ from."""
-    servers.list_tools(set(taken))
+    the workflow's steps read the stored list (`McpServers.adopt`) and it stays deterministic. The request's
+    tools (the context's) become the calendar's and these. Returns what was stored. `taken`: names an MCP tool's
+    name as sent must differ from, besides the calendar's tools stored with the conversation."""
+    own = _own_tools(conn, cid)
+    servers.list_tools({*taken, *(tool["name"] for tool in own)})
     offered = servers.stored()
-    store_offered(conn, cid, offered)
+    store_offered(conn, cid, offered, [*own, *servers.definitions])
     return offered
 
 
-def store_offered(conn: Connection, cid: int, offered: Mapping[str, list[JSON]]) -> None:
+def stored_servers(conn: Connection, cid: int) -> dict[str, list[JSON]]:
+    """The servers conversation `cid` uses, each with the tools it offered (`{}`: none), read alone."""
+    import json
+
+    row = conn.execute(text("SELECT mcp_servers FROM conversations WHERE id = :cid"), {"cid": cid}).fetchone()
+    return json.loads(row[0]) if row is not None else {}
+
+
+def _own_tools(conn: Connection, cid: int) -> list[JSON]:
+    """The tools stored with conversation `cid` that are not an MCP server's: the calendar's."""
+    import json
+
+    row = conn.execute(text("SELECT tools, mcp_servers FROM conversations WHERE id = :cid"), {"cid": cid}).fetchone()
+    servers: dict[str, list[JSON]] = json.loads(row[1]) if row is not None else {}
+    theirs = {tool["sent_as"] for tools in servers.values() for tool in tools}
+    return [tool for tool in (json.loads(row[0]) if row is not None else []) if tool["name"] not in theirs]
+
+
+def store_offered(
+    conn: Connection, cid: int, offered: Mapping[str, list[JSON]], tools: list[JSON] | None = None
+) -> None:
+    """Store what the servers offered with conversation `cid`, and `tools` as its request's tools (if given)."""
     from scheduler_agent.agent.request import encode_text
 
     with transaction(conn):
@@ -76,3 +115,6 @@ def store_offered(conn: Connection, cid: int, offered: Mapping[str, list[JSON]])
             text("UPDATE conversations SET mcp_servers = :mcp_servers WHERE id = :cid"),
             {"mcp_servers": encode_text(dict(offered)), "cid": cid},
         )
+        if tools is not None:
+            kept = {"tools": encode_text(tools), "cid": cid}
+            conn.execute(text("UPDATE conversations SET tools = :tools WHERE id = :cid"), kept)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 WORKFLOW = "scheduler-agent-turn"
 MODEL_STEP = "model_step"  # ask the model once, store its reply
 TOOL_ROUND = "tool_round"  # answer every call of the stored reply, store the round
+MCP_TOOLS = "mcp_tools"  # at a turn's start: list the MCP servers' tools, store them with the turn (issue 41)
 ANSWER_UPDATE = "answer"  # the update `approve` and `decline` send
 WAITING_QUERY = "waiting"  # the calls a turn waits on, as `wait` asks
 
@@ -48,7 +49,8 @@ class TurnKey:
 
 @dataclass(frozen=True)
 class TurnInput:
-    """A submitted turn: its store, its conversation, where its user turn is in the list, the tools approved."""
+    """A submitted turn: its store, its conversation, where its user turn is in the list, the tools approved,
+    and the MCP servers it uses (their tools are listed by an activity at its start, and stored with it)."""
 
     store: str
     cid: int
@@ -56,6 +58,8 @@ class TurnInput:
     approved: list[str] = field(default_factory=list)
     heartbeat_timeout: float = HEARTBEAT_TIMEOUT
     step_seconds: float = STEP_SECONDS
+    mcp: list[str] = field(default_factory=list)  # the MCP servers the turn uses, by name (never a command)
+    trusted: list[str] = field(default_factory=list)  # of those, the ones `submit --mcp-trust` trusts
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class Step:
     turn: int
     iteration: int
     approved: list[str] = field(default_factory=list)
+    trusted: list[str] = field(default_factory=list)  # MCP servers trusted for this turn besides the worker's
 
 
 @dataclass(frozen=True)

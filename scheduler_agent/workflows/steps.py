@@ -18,7 +18,7 @@ import asyncio
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import OperationalError
@@ -30,6 +30,7 @@ from scheduler_agent.agent.events import Stop, TurnOutcome, ignore
 from scheduler_agent.agent.loop import Send, bound_reached, tool_uses
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.agent.types import JSON
+from scheduler_agent.mcp_client.turn import MissingServer, list_and_store, missing, stored_servers
 from scheduler_agent.session.approval import Decision
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import lease
@@ -38,6 +39,7 @@ from scheduler_agent.workflows.names import (
     ENDED,
     GO_ON,
     HEARTBEAT_SECONDS,
+    MCP_TOOLS,
     MODEL_STEP,
     NEEDS_APPROVAL,
     TOOL_ROUND,
@@ -46,6 +48,9 @@ from scheduler_agent.workflows.names import (
     Waiting,
 )
 from scheduler_agent.workflows.records import turn_holder
+
+if TYPE_CHECKING:  # the MCP SDK is imported only by a worker given servers
+    from scheduler_agent.mcp_client.toolbox import McpServers
 
 BUG_EXIT = 70  # an internal error: the turn fails, with the traceback in the worker's output
 T = TypeVar("T")
@@ -75,9 +80,12 @@ class TurnSteps:
         settings: Settings,
         say: Callable[[str], None],
         threads: int,
+        mcp: McpServers | None = None,
     ) -> None:
+        """`mcp`: the MCP servers this worker was given (`worker --mcp`, mcp.toml), shared by its steps."""
         self.connect, self.send, self.settings, self.say = connect, send, settings, say
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="step")
+        self.mcp = mcp
 
     @activity.defn(name=MODEL_STEP)
     async def model_step(self, step: Step) -> StepOutcome:
@@ -86,6 +94,10 @@ class TurnSteps:
     @activity.defn(name=TOOL_ROUND)
     async def tool_round(self, step: Step) -> StepOutcome:
         return await self._heartbeating(lambda: self._guarded(step, self._tool_round))
+
+    @activity.defn(name=MCP_TOOLS)
+    async def mcp_tools(self, step: Step) -> StepOutcome:
+        return await self._heartbeating(lambda: self._guarded(step, self._mcp_tools))
 
     async def _heartbeating(self, run: Callable[[], T]) -> T:
         """`run` in a thread; a heartbeat every HEARTBEAT_SECONDS until it returns."""
@@ -129,9 +141,38 @@ class TurnSteps:
             records.wait_for_person(conn, step.cid, [(each["id"], each["name"], what) for each, what in waiting])
             raise NeedsPerson([Waiting(each["id"], what) for each, what in waiting])
 
-        session = Session.stored(conn, step.cid, self.send(), self.settings, ignore, None, decide, approved)
+        servers = self._servers(conn, step)
+        session = Session.stored(conn, step.cid, self.send(), self.settings, ignore, None, decide, approved, servers)
+        if servers is not None:
+            servers.adopt(session.context.mcp if session.context is not None else {})  # the tools the turn stored
         holder.append(session)
         return session
+
+    def _servers(self, conn: Connection, step: Step) -> McpServers | None:
+        """This worker's MCP servers that conversation `step.cid` uses, for one step (None: it uses none); refused
+        (exit 2, naming it) when it uses a server this worker was not given."""
+        used = stored_servers(conn, step.cid)
+        lacking = missing(used, self.mcp.specs if self.mcp is not None else ())
+        if lacking:
+            names = ", ".join(repr(name) for name in lacking)
+            flags = " ".join(f"--mcp {name}=COMMAND_OR_URL" for name in lacking)
+            raise MissingServer(
+                f"conversation {step.cid} uses the MCP server{'s' if len(lacking) > 1 else ''} {names}, which this "
+                f"worker was not given: start the workers with {flags} (or its [servers.NAME] table in mcp.toml)"
+            )
+        if not used or self.mcp is None:
+            return None
+        return self.mcp.sharing(used, step.trusted)
+
+    def _mcp_tools(self, conn: Connection, step: Step) -> StepOutcome:
+        """The turn's start: its MCP servers' tools listed now and stored with it (the request's tools too)."""
+        lease.claim(conn, step.cid, turn_holder(step.store, step.cid, step.turn))
+        servers = self._servers(conn, step)
+        if servers is not None:
+            for connection in servers.connections.values():
+                connection.revive()  # a server that died in an earlier turn is started again for this one
+            list_and_store(conn, step.cid, servers)
+        return StepOutcome(GO_ON)
 
     def _model_step(self, conn: Connection, step: Step) -> StepOutcome:
         session = self._session(conn, step)

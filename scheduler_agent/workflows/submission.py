@@ -7,6 +7,8 @@ turn runs once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import Connection
 
 from scheduler_agent.agent.errors import AgentError
@@ -26,9 +28,20 @@ def _no_model(request: JSON) -> JSON:
     raise AssertionError("submit never calls the model")  # pragma: no cover
 
 
-def store_turn(conn: Connection, text: str, *, clock: Clock, settings: Settings, cid: int | None = None) -> TurnKey:
+def store_turn(
+    conn: Connection,
+    text: str,
+    *,
+    clock: Clock,
+    settings: Settings,
+    cid: int | None = None,
+    mcp: Sequence[str] = (),
+) -> TurnKey:
     """Store `text` as the next user turn of conversation `cid` (a new one, pinned to `clock` if it is pinned,
-    when None), its lease held for the turn's workflow: a local `ask` or `resume` meanwhile exits 8."""
+    when None), its lease held for the turn's workflow: a local `ask` or `resume` meanwhile exits 8.
+
+    `mcp`: the MCP servers the turn uses, by name only (never a command); a worker lists their tools at the
+    turn's start and stores them with it (workflows/steps.py, `mcp_tools`)."""
     refuse_empty(text)
     if cid is None:
         session = Session(conn, clock, _no_model, settings, ignore)
@@ -38,6 +51,7 @@ def store_turn(conn: Connection, text: str, *, clock: Clock, settings: Settings,
         lease.check_free(conn, cid, lease.Holder.me())  # a turn of it still running anywhere: exit 8
         _check_can_take_a_turn(conn, cid, session.messages)
     fresh = session.fresh_context()
+    fresh.mcp = {name: [] for name in mcp}  # their tools: listed by the worker that starts the turn
     if session.cid is not None and fresh != session.context:
         conversations.update_context(conn, session.cid, fresh)
     session.context = fresh

@@ -1,5 +1,6 @@
 """The turn as a durable workflow: the loop's while-loop again, each step an activity.
 
+    if the turn uses MCP servers: mcp_tools(turn)           # their tools, listed and stored with the turn
     iteration = 0
     while True:
         iteration += 1
@@ -28,6 +29,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from scheduler_agent.workflows.names import (
     ANSWER_UPDATE,
     ENDED,
+    MCP_TOOLS,
     MODEL_STEP,
     NEEDS_APPROVAL,
     TOOL_ROUND,
@@ -59,9 +61,11 @@ class TurnWorkflow:
         self.cid = turn.cid
         iteration = 0
         try:
+            if turn.mcp:  # the MCP servers' tools, listed once for the turn and stored with it: steps read them
+                await self._step(MCP_TOOLS, Step(turn.store, turn.cid, turn.turn, 0, turn.approved, turn.trusted), turn)
             while True:
                 iteration += 1
-                step = Step(turn.store, turn.cid, turn.turn, iteration, turn.approved)
+                step = Step(turn.store, turn.cid, turn.turn, iteration, turn.approved, turn.trusted)
                 outcome = await self._step(MODEL_STEP, step, turn)
                 if outcome.code == ENDED:
                     return TurnResult("done", outcome.exit_code, outcome.statement)

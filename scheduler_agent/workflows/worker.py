@@ -30,7 +30,7 @@ def make_worker(client: Client, task_queue: str, steps: TurnSteps, concurrency: 
         client,
         task_queue=task_queue,
         workflows=[TurnWorkflow],
-        activities=[steps.model_step, steps.tool_round],
+        activities=[steps.mcp_tools, steps.model_step, steps.tool_round],
         max_concurrent_activities=concurrency,
         graceful_shutdown_timeout=timedelta(seconds=grace),
     )
