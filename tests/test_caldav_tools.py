@@ -160,13 +160,13 @@ def test_a_booking_through_the_tools_is_one_event_and_a_record_linked_to_it(
         f"Event id: {event_id}."
     )  # the local calendar's text, a local id
     link = connected_conn.execute(sql("SELECT * FROM caldav_bookings WHERE tool_use_id = 'toolu_b'")).fetchone()
-    assert link["href"] == f"{calendar_url(radicale, OWNER_USER, 'work')}{booking_uid('toolu_b')}.ics"
+    assert link.href == f"{calendar_url(radicale, OWNER_USER, 'work')}{booking_uid('toolu_b')}.ics"
     resource = connected_conn.execute(sql("SELECT id FROM caldav_events WHERE tool_use_id = 'toolu_b'")).fetchone()[0]
-    assert (link["uid"], link["event_id"], link["written"], link["kind"]) == (
+    assert (link.uid, link.event_id, link.written, link.kind) == (
         booking_uid("toolu_b"), resource, 1, "create_event"
     )  # fmt: skip
-    assert link["etag"]
-    assert link["etag"] == client_for(radicale, OWNER_USER).request(link["href"]).headers["ETag"]
+    assert link.etag
+    assert link.etag == client_for(radicale, OWNER_USER).request(link.href).headers["ETag"]
     recorded = connected_conn.execute(
         sql("SELECT event_id, result FROM bookings WHERE tool_use_id = 'toolu_b'")
     ).fetchone()
