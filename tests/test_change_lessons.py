@@ -5,8 +5,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sqlalchemy import text as sql
-
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.lessons.catalogue import cassettes_dir
@@ -39,10 +37,10 @@ def test_reschedule_moves_the_meeting_instead_of_booking_a_second(tmp_path: Path
         "Moved 'Meeting with Priya Raman' from Mon 2026-08-31 14:00-14:30 to Mon 2026-08-31 14:00-14:45"
     )
     meetings = conn.execute(
-        sql("SELECT id, start_utc, end_utc FROM events WHERE title = 'Meeting with Priya Raman'")
+        "SELECT id, start_utc, end_utc FROM events WHERE title = 'Meeting with Priya Raman'"
     ).fetchall()
     assert meetings == [(29, "2026-08-31T13:00:00Z", "2026-08-31T13:45:00Z")]  # one event, 45 minutes
-    kinds = conn.execute(sql("SELECT kind FROM bookings ORDER BY rowid")).fetchall()
+    kinds = conn.execute("SELECT kind FROM bookings ORDER BY rowid").fetchall()
     assert kinds == [("create_event",), ("move_event",)]
 
 
@@ -51,10 +49,8 @@ def test_team_meeting_finds_the_one_common_window_and_invites_all_three(tmp_path
     found, booked = results(result.messages)
     assert [line for line in found["content"].splitlines() if line.startswith("- ")] == ["- Mon 2026-08-31 14:00-15:00"]
     assert "is_error" not in booked
-    [(event_id,)] = conn.execute(sql("SELECT id FROM events WHERE title = 'Team sync'")).fetchall()
-    keys = conn.execute(
-        sql("SELECT person_key FROM event_attendees WHERE event_id = :event_id ORDER BY 1"), {"event_id": event_id}
-    ).fetchall()
+    [(event_id,)] = conn.execute("SELECT id FROM events WHERE title = 'Team sync'").fetchall()
+    keys = conn.execute("SELECT person_key FROM event_attendees WHERE event_id = ? ORDER BY 1", (event_id,)).fetchall()
     assert keys == [("aiko",), ("priya",), ("you",)]
 
 
@@ -78,7 +74,7 @@ def test_standing_rule_is_in_every_request_and_the_tools_keep_it(tmp_path: Path)
     assert "is_error" not in booked
     final = result.messages[-1]["content"][0]["text"]
     assert final.startswith("[A scripted reply.]")
-    assert conn.execute(sql("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'")).fetchone() == (1,)
+    assert conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone() == (1,)
 
 
 def test_the_lessons_are_in_the_catalogue() -> None:

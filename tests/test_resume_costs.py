@@ -216,7 +216,9 @@ def test_the_mark_is_written_once_a_turn_and_a_turn_cut_short_keeps_the_one_befo
     with ScriptedServer(script) as server:
         conn = db.connect(demo_db)
         marks: list[str] = []
-        conn.set_trace_callback(lambda sql: marks.append(sql) if "checked_rules =" in sql else None)
+        conn.connection.driver_connection.set_trace_callback(
+            lambda sql: marks.append(sql) if "checked_rules =" in sql else None
+        )
         first = stored_session(conn, server, events, "When is Priya free?")
         assert len(marks) == 1  # four iterations, one mark: at the turn's end
         record, stored = conversations.load(conn, first.cid)
