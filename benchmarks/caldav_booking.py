@@ -3,8 +3,9 @@
     python benchmarks/caldav_booking.py        # needs the test extra (caldav, radicale)
 
 Starts Radicale (as the tests do), fills the owner's calendar with N events, and times busy() for a
-week (owner and Priya's shared calendar by free-busy), create(), its resumed round (the same
-tool_use id), and a move. Prints figures; asserts nothing.
+week through the tools' calendar (the store, synced first: owner and Priya's shared calendar by
+free-busy), the server write of a booking, its resumed round (the same tool_use id), and a move.
+Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for, make_calendars
 
-from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
-from scheduler_agent.calendar.caldav_connect import Connection, load_connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav import replica
+from scheduler_agent.calendar.caldav.connect import Connection, load_connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav.remote import RemoteCalendar
+from scheduler_agent.calendar.caldav.writes import Writer
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.storage.db import connect
 
@@ -65,9 +68,10 @@ def row(size: int) -> str:
         save_connection(conn, Connection(server.url, OWNER_USER, url, "Work", "env:X", "jordan@example.com"))
         connection = load_connection(conn)
         assert connection is not None
-        calendar = CalDAVCalendar(conn, connection, "a")
+        calendar = Writer(conn, connection, "a")
+        tools_calendar = RemoteCalendar(calendar)
         week = (MONDAY + timedelta(days=70), MONDAY + timedelta(days=77))
-        busy = timed(lambda: calendar.busy(["you", "priya"], *week))
+        busy = timed(lambda: tools_calendar.busy(["you", "priya"], *week))
         slots = iter(range(100))
 
         def create() -> None:
@@ -78,7 +82,9 @@ def row(size: int) -> str:
         made = timed(create)
         resumed_start = week[0] + timedelta(hours=9)
         resumed = timed(lambda: calendar.create("toolu_0", "Plan", resumed_start, resumed_start, ["priya"]))
-        first = calendar.events(*week)[0].event.id
+        resource = replica.resource_of(conn, tools_calendar.events(["you"], *week)[0].id)
+        assert resource is not None
+        first = resource.cid
         moves = iter(range(100))
 
         def move() -> None:

@@ -82,9 +82,8 @@ def rows(folder: Path, runs: int, count: int = 10_000) -> list[Row]:
 
     from scheduler_agent.agent.deadline import Deadline
     from scheduler_agent.calendar.caldav import fresh
+    from scheduler_agent.calendar.caldav.connect import Connection, save_connection
     from scheduler_agent.calendar.caldav.sync import sync
-    from scheduler_agent.calendar.caldav_connect import Connection, save_connection
-    from scheduler_agent.calendar.caldav_read import CalDAVReader
     from scheduler_agent.calendar.clock import Clock
     from scheduler_agent.calendar.events import add_events, checked_row
     from scheduler_agent.calendar.opening import open_calendar
@@ -160,7 +159,6 @@ def rows(folder: Path, runs: int, count: int = 10_000) -> list[Row]:
         slots_remote, slots_local = interleaved(runs * 5, slots(remote_tools), slots(local_tools))
         check_remote, check_local = interleaved(runs * 5, check(remote_tools), check(local_tools))
 
-        reader = CalDAVReader(remote_db, connection, "a")
         week = (MONDAY + timedelta(days=28), MONDAY + timedelta(days=35))
 
         def empty_sync() -> float:
@@ -171,7 +169,7 @@ def rows(folder: Path, runs: int, count: int = 10_000) -> list[Row]:
 
         def old_read() -> float:
             began = time.perf_counter()
-            reader.owner_events(*week)
+            list(library.search(event=True, start=week[0], end=week[1], expand=True))  # what the tools sent before
             return time.perf_counter() - began
 
         empty, old = interleaved(runs, empty_sync, old_read)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import caldav_sync, http_iteration, inputs, loop_rows, process_rows, results, store_rows
+from benchmarks import caldav_sync, http_iteration, inputs, loop_rows, process_rows, results, store_rows, workers
 from benchmarks.common import NEUTRAL_CWD, Row, bench_env, fmt_ms, machine_speed, module_command, print_table
 
 
@@ -58,7 +58,7 @@ FIGURES = (
     "resume of a",
     "`calendar import` of",
     store_rows.FIGURE,
-    "workers (SQLite)",
+    workers.FIGURE,  # issue 36: on Temporal
     "an empty sync of a connected CalDAV calendar",  # issue 37
     "the first sync of",
 )
@@ -127,7 +127,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
             lambda: [process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events))],
         ),
         (store_rows.FIGURE, lambda: store_rows.per_iteration_overhead(folder, runs, 5 if runs == 1 else 50)),
-        ("workers", lambda: workers_rows(sizes == QUICK)),  # issue 16
+        (workers.FIGURE, lambda: workers_rows(sizes == QUICK)),  # issues 16 and 36
         (  # issue 37: the CalDAV replica
             caldav_sync.FIGURE,
             lambda: caldav_sync.rows(folder / "caldav", runs, 10_000 if sizes == FULL else 200),

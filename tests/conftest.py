@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from helpers import demo_clock
-from radicale_server import RadicaleServer, make_calendars, unique_passwords
+from radicale_server import OWNER_USER, RadicaleServer, ServerProcess, client_for, make_calendars, unique_passwords
 from sqlalchemy import Connection
 
 from scheduler_agent.calendar.tools import CalendarTools
@@ -135,6 +135,23 @@ def radicale(tmp_path: Path) -> Iterator[RadicaleServer]:
     calendars made (jordan: work, personal; priya: shared, readable by jordan, and private, not)."""
     with RadicaleServer(tmp_path / "radicale", unique_passwords()) as server:
         make_calendars(server)
+        yield server
+
+
+@pytest.fixture(params=["radicale", "xandikos"])
+def dav_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
+    """Radicale (as `radicale`), then Xandikos with Jordan's 'work' calendar and a 'shared' one standing for
+    Priya's (Xandikos serves one principal): `calendar_url(server, OWNER_USER, "work")` and
+    `shared_url(server)` are the same on both."""
+    if request.param == "radicale":
+        yield request.getfixturevalue("radicale")
+        return
+    from xandikos_server import XandikosServer
+
+    with XandikosServer(tmp_path / "xandikos", unique_passwords()) as server:
+        principal = client_for(server, OWNER_USER).principal()  # type: ignore[arg-type, no-untyped-call]
+        for cal_id in ("work", "shared"):
+            principal.make_calendar(name=cal_id.capitalize(), cal_id=cal_id)
         yield server
 
 

@@ -65,6 +65,10 @@ class ServerProcess:
 
     NAME = ""  # the server's name, in its log file's name and in errors
 
+    def user_url(self, user: str) -> str:
+        """Where `user`'s calendars are: each server says."""
+        raise NotImplementedError
+
     def __init__(self, folder: Path, users: dict[str, str]) -> None:
         self.folder = folder
         self.users = users
@@ -183,6 +187,13 @@ def make_calendars(server: RadicaleServer) -> None:
 
 def calendar_url(server: RadicaleServer, user: str, cal_id: str) -> str:
     return f"{server.user_url(user)}{cal_id}/"
+
+
+def shared_url(server: ServerProcess) -> str:
+    """Priya's calendar shared with Jordan: hers on Radicale; on Xandikos (one principal) one of Jordan's."""
+    if server.NAME == "Radicale":
+        return f"{server.user_url(PRIYA_USER)}shared/"
+    return f"{server.user_url(OWNER_USER)}shared/"
 
 
 def vevent(uid: str, title: str, start: datetime, end: datetime, *extra: str) -> str:

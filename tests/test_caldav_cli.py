@@ -18,7 +18,7 @@ from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url
 from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError
 
-from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
+from scheduler_agent.calendar.caldav.writes import Writer
 from scheduler_agent.storage.db import connect, revision
 from scheduler_agent.storage.migrations import HEAD
 
@@ -190,7 +190,7 @@ def test_no_credential_reaches_any_file_or_output(
     os.environ["JORDAN_PASSWORD"] = radicale.users[OWNER_USER]
     try:
         start = datetime.now(UTC).replace(microsecond=0) + timedelta(days=30)
-        CalDAVCalendar.open(conn).create("toolu_secret", "Plan", start, start + timedelta(minutes=30), ["priya"])
+        Writer.open(conn).create("toolu_secret", "Plan", start, start + timedelta(minutes=30), ["priya"])
     finally:
         del os.environ["JORDAN_PASSWORD"]
     files = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]

@@ -1,6 +1,6 @@
 """Crash a CalDAV-backed `ask` at every fault point of a booking, resume it in a new process, and find
-exactly one event on the real Radicale (read with the caldav library, as a calendar app would) and one
-local record; and the server killed mid-turn, through the CLI.
+exactly one event on the real server, Radicale and Xandikos (read with the caldav library, as a calendar
+app would), and one local record; and the server killed mid-turn, through the CLI.
 
 Each test runs the real CLI in a subprocess against the loopback scripted model and a real Radicale,
 SIGKILLs it at a named point (SCHEDULER_AGENT_FAULT, a test-only hook: agent/faults.py), then runs
@@ -22,10 +22,18 @@ from typing import Any
 import pytest
 from caldav.collection import Calendar
 from helpers import run_cli
-from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for
+from radicale_server import (
+    OWNER_USER,
+    PRIYA_USER,
+    RadicaleServer,
+    ServerProcess,
+    calendar_url,
+    client_for,
+    shared_url,
+)
 
-from scheduler_agent.calendar.caldav_connect import Connection, save_connection, set_contact
-from scheduler_agent.calendar.caldav_ics import booking_uid
+from scheduler_agent.calendar.caldav.connect import Connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav.ics import booking_uid
 from scheduler_agent.calendar.people import add_person, set_owner
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.storage import conversations
@@ -44,13 +52,13 @@ SCRIPT = [
 ]
 
 
-def set_up(path: Path, server: RadicaleServer) -> Path:
-    """Jordan on his 'Work' calendar at Radicale, Priya with her shared calendar there."""
+def set_up(path: Path, server: ServerProcess) -> Path:
+    """Jordan on his 'Work' calendar on the server, Priya with her shared calendar there."""
     conn = connect(path)
     set_owner(conn, "Jordan Lee", TZ, time(9), time(17))
     add_person(conn, "priya", "Priya Raman", TZ, time(9), time(17))
-    set_contact(conn, "priya", "priya@example.com", calendar_url(server, PRIYA_USER, "shared"))
-    work = calendar_url(server, OWNER_USER, "work")
+    set_contact(conn, "priya", "priya@example.com", shared_url(server))
+    work = calendar_url(server, OWNER_USER, "work")  # type: ignore[arg-type]
     save_connection(conn, Connection(server.url, OWNER_USER, work, "Work", f"env:{PASSWORD_ENV}", "jordan@example.com"))
     conn.close()
     return path
@@ -69,14 +77,15 @@ def model() -> Iterator[ScriptedServer]:
 
 
 def cli(
-    args: list[str], model: ScriptedServer, radicale: RadicaleServer, fault: str | None = None
+    args: list[str], model: ScriptedServer, radicale: ServerProcess, fault: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     return run_cli(args, model, fault, env={PASSWORD_ENV: radicale.users[OWNER_USER]})
 
 
-def on_the_server(radicale: RadicaleServer) -> list[Any]:
+def on_the_server(server: ServerProcess) -> list[Any]:
     """The owner's events as another client reads them: the caldav library directly."""
-    work = Calendar(client=client_for(radicale, OWNER_USER), url=calendar_url(radicale, OWNER_USER, "work"))
+    client = client_for(server, OWNER_USER)  # type: ignore[arg-type]
+    work = Calendar(client=client, url=calendar_url(server, OWNER_USER, "work"))  # type: ignore[arg-type]
     return [item.icalendar_component for item in work.events()]
 
 
@@ -102,8 +111,11 @@ def text_of(result: dict[str, Any]) -> str:
     ],
 )
 def test_a_crash_at_every_fault_point_of_a_booking_resumes_to_exactly_one_event_on_the_server(
-    fault: str, db: Path, model: ScriptedServer, radicale: RadicaleServer
+    fault: str, tmp_path: Path, model: ScriptedServer, dav_server: ServerProcess
 ) -> None:
+    radicale = dav_server  # Radicale, then Xandikos
+    (tmp_path / "data").mkdir()
+    db = set_up(tmp_path / "data" / "cal.db", dav_server)
     first = cli(["ask", ASK, "--yes", "--db", str(db), "--today", TODAY], model, radicale, fault)
     assert first.returncode == -9, first.stdout + first.stderr
 

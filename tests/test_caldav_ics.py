@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 import pytest
 
-from scheduler_agent.calendar.caldav_ics import (
+from scheduler_agent.calendar.caldav.ics import (
     Attendee,
     booking_ics,
     booking_uid,

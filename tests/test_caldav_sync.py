@@ -22,9 +22,10 @@ from xandikos_server import XandikosServer
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.caldav.connect import Connection, load_connection, open_client, save_connection
+from scheduler_agent.calendar.caldav.ics import booking_uid
+from scheduler_agent.calendar.caldav.replica import invitations_text
 from scheduler_agent.calendar.caldav.sync import sync
-from scheduler_agent.calendar.caldav_connect import Connection, load_connection, open_client, save_connection
-from scheduler_agent.calendar.caldav_ics import booking_uid
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.opening import open_calendar
 from scheduler_agent.calendar.people import add_person, set_owner
@@ -155,6 +156,21 @@ def test_connect_syncs_the_calendar_and_says_what_happens_to_local_events(db: Pa
     assert "last synced" in backends.stdout
     assert "write to the server, then to the local copy" in backends.stdout
 
+    # invitations: asked once at connect, and said the same way by connect, backends and the approval
+    [said] = [line for line in done.stdout.splitlines() if line.startswith("Invitations: ")]
+    assert said == f"Invitations: {invitations_text(True, bool(answer))}"
+    assert f"        {said}" in backends.stdout.splitlines()
+    preview = tools_on(conn).preview(
+        "create_event", {"with": "priya", "start": "2027-03-02T11:00", "minutes": 30}, "toolu_ask"
+    )
+    assert preview is not None
+    if not answer:  # Radicale and Xandikos do no CalDAV scheduling
+        assert preview.endswith(f". {invitations_text(True, False)}")
+    else:
+        assert preview.endswith("No invitations will be sent.")  # priya has no e-mail address here
+    assert conn.execute(sql("SELECT scheduling FROM caldav_connections")).fetchone()[0] == answer  # not asked again
+    conn.close()
+
 
 def test_an_event_another_client_adds_is_seen_by_show_and_avoided_by_the_free_slot_search(db: Path, dav: Dav) -> None:
     conn = connected(db, dav)
@@ -238,11 +254,27 @@ def test_the_server_down_reads_the_replica_and_says_so_in_one_line(db: Path, dav
     dav.server.kill()
     age_the_sync(conn, 180)
 
+    line = "Your calendar server: last synced 3 min ago; 127.0.0.1 unreachable; busy time is as of then."
     found = run(tools, "find_free_slots", {"person": "priya", "week": "2027-03-01"}, "toolu_f")
     assert tuesday(found)[:2] == ["- Tue 2027-03-02 09:00-10:00", "- Tue 2027-03-02 10:30-14:00"]  # the replica
-    assert found.splitlines()[-1] == (
-        "Your calendar server: last synced 3 min ago; 127.0.0.1 unreachable; busy time is as of then."
-    )
+    assert found.splitlines()[-1] == line
+    assert found.count(line) == 1
+    listed = run(tools, "list_events", {"start": "2027-03-01", "end": "2027-03-07"}, "toolu_l1")
+    assert "'Design review'" in listed  # the replica, and the line saying so, once, at the end
+    assert listed.splitlines()[-1] == line
+    assert listed.count(line) == 1
+    event_id = conn.execute(sql("SELECT id FROM events WHERE title = 'Design review'")).fetchone()[0]
+    for name, arguments in [
+        ("create_event", {"with": "priya", "start": "2027-03-02T11:00", "minutes": 30, "title": "Plan"}),
+        ("move_event", {"event_id": event_id, "start": "2027-03-02T15:00"}),
+        ("cancel_event", {"event_id": event_id}),
+    ]:
+        with pytest.raises(ToolError) as refused:
+            run(tools, name, arguments, f"toolu_{name}")
+        said = str(refused.value).splitlines()
+        assert said[0].startswith("The calendar cannot be used: cannot reach the CalDAV server"), said
+        assert said[1:] == [line], said  # the checks read the replica: the model is told, as for a read
+    assert conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0] == 0  # nothing recorded
     shown = cli(["calendar", "show", "--week", "2027-03-01", "--db", str(db), "--today", TODAY], dav)
     assert shown.returncode == 0, shown.stderr
     assert "Design review" in shown.stdout

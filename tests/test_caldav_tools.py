@@ -4,6 +4,7 @@ protocol, with local ids and the local calendar's texts; the booking's record li
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -21,9 +22,9 @@ from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import SqliteCalendar
-from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
-from scheduler_agent.calendar.caldav_connect import Connection, save_connection, set_contact
-from scheduler_agent.calendar.caldav_ics import booking_uid
+from scheduler_agent.calendar.caldav.connect import Connection, save_connection, set_contact
+from scheduler_agent.calendar.caldav.ics import booking_uid
+from scheduler_agent.calendar.caldav.remote import RemoteCalendar
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.opening import open_calendar
@@ -249,6 +250,34 @@ def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
     assert connected_conn.execute(sql("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_m'")).fetchone()[0] == 0
 
 
+def test_calendar_show_of_a_person_syncs_their_shared_calendar_into_the_store_first(
+    tmp_path: Path, connected_conn: sqlite3.Connection, radicale: RadicaleServer
+) -> None:
+    from helpers import run_cli
+
+    remote(radicale, PRIYA_USER, "shared").save_event(
+        vevent("d", "Dentist", TUESDAY_10 + HALF_HOUR, TUESDAY_10 + 3 * HALF_HOUR)
+    )
+    args = ["calendar", "show", "--person", "priya", "--week", "2027-03-01", "--json", "--db", str(tmp_path / "cal.db")]
+    env = {PASSWORD_ENV: radicale.users[OWNER_USER]}
+    shown = run_cli([*args, "--today", "2027-03-01T09:00"], env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stderr == ""
+    busy = [(i["title"], i["start"], i["end"]) for i in json.loads(shown.stdout)["busy"]]
+    assert busy == [("busy", "2027-03-02T10:30:00+00:00", "2027-03-02T11:30:00+00:00")]  # free-busy: no title
+    stored = connected_conn.execute(
+        sql("SELECT count(*) FROM event_sources WHERE person_key = 'priya' AND origin = 'caldav-busy'")
+    ).fetchone()[0]
+    assert stored == 1  # in the store, where every reader finds it
+
+    radicale.kill()  # the server gone: the store is read, and one line says so
+    again = run_cli([*args, "--today", "2027-03-01T09:00"], env=env)
+    assert again.returncode == 0, again.stderr
+    assert [(i["title"], i["start"], i["end"]) for i in json.loads(again.stdout)["busy"]] == busy
+    lines = again.stderr.splitlines()
+    assert lines[-1].startswith("Note: Priya Raman: never synced; 127.0.0.1 unreachable; showing the local copy.")
+
+
 def test_the_server_gone_mid_turn_is_an_actionable_error_for_the_model(
     connected_conn: sqlite3.Connection, radicale: RadicaleServer
 ) -> None:
@@ -256,6 +285,11 @@ def test_the_server_gone_mid_turn_is_an_actionable_error_for_the_model(
     radicale.kill()
     with pytest.raises(ToolError) as failure:
         run(tools, "create_event", {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30}, "toolu_b")
-    assert str(failure.value).startswith("The calendar cannot be used: cannot reach the CalDAV server at 127.0.0.1")
-    assert str(failure.value).endswith("is it running, and is the URL right?. Tell the user.")
+    first, line = str(failure.value).splitlines()
+    assert first.startswith("The calendar cannot be used: cannot reach the CalDAV server at 127.0.0.1")
+    assert first.endswith("is it running, and is the URL right?. Tell the user.")
+    assert line == (  # the checks read the local copy: the model is told so, in one line
+        "Your calendar server: never synced; 127.0.0.1 unreachable; busy time is as of then. "
+        "Shared calendars: Priya Raman: never synced; 127.0.0.1 unreachable; their busy time is as of then."
+    )
     assert connected_conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0] == 0

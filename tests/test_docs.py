@@ -66,7 +66,8 @@ PAGES = [ROOT / "README.md", *nav_pages()]
 def test_the_nav_names_every_page_and_each_exists() -> None:
     pages = nav_pages()
     assert all(page.exists() for page in pages), [str(p) for p in pages if not p.exists()]
-    on_disk = {p for p in DOCS.rglob("*.md") if p != DOCS / "speed" / "results.md"}  # results.md: included, not a page
+    included = {DOCS / "speed" / "results.md", DOCS / "speed" / "workers.md"}  # tables the pages include
+    on_disk = {p for p in DOCS.rglob("*.md") if p not in included}
     assert on_disk == set(pages)
 
 
@@ -234,3 +235,21 @@ def test_the_render_puts_every_row_and_the_run_s_circumstances_in_the_table() ->
     assert FIRST_LINE.fullmatch(lines[0])
     assert "| a figure | CPU 1.00 ms; wall 2.00 ms | - | - | <= 5 ms: met |" in lines
     assert "| no goal | 3 ms | - | - | - |" in lines
+
+
+def test_the_workers_page_includes_the_table_benchmarks_workers_wrote() -> None:
+    """docs/speed/workers.md is written by `python -m benchmarks.workers` (a full run), names a commit of this
+    repository, holds the throughput, overhead and take-over rows, and the Many workers page includes it."""
+    table = (DOCS / "speed" / "workers.md").read_text(encoding="utf-8")
+    first = re.fullmatch(
+        r"Written by python -m benchmarks\.workers on \d{4}-\d\d-\d\d at commit (?P<commit>\w+) .*",
+        table.splitlines()[0],
+    )
+    assert first is not None, table.splitlines()[0]
+    known = subprocess.run(["git", "cat-file", "-e", f"{first['commit']}^{{commit}}"], cwd=ROOT, capture_output=True)
+    assert known.returncode == 0, f"workers.md names {first['commit']}, which is not a commit of this repository"
+    for figure in ("4 worker(s) of concurrency 1", "above the direct loop", "its parts", "take-over"):
+        assert figure in table, figure
+    page = (DOCS / "workers.md").read_text(encoding="utf-8")
+    assert '--8<-- "speed/workers.md"' in page
+    assert "| figure | ours |" not in page

@@ -188,3 +188,22 @@ def test_a_turn_whose_model_stays_down_past_its_retries_fails_with_ask_s_exit_co
     assert failed.returncode == 5, failed.stderr  # ModelUnavailable, as `ask` exits
     [line] = failed.stderr.strip().splitlines()
     assert line.startswith("Error: ")
+
+
+def test_a_worker_whose_timeout_a_step_could_not_cover_is_refused_in_one_line(demo_db: Location) -> None:
+    """A step's start-to-close timeout must cover the worker's `--timeout` (the API's retries included) and a
+    tool's deadline, or Temporal would take a step still waiting for the model from a live worker."""
+    from scheduler_agent.workflows.names import STEP_SECONDS
+
+    fits = STEP_SECONDS - 30  # with the default --tool-deadline, 30 s
+    too_long = run_cli(["worker", "--timeout", str(fits + 1), "--db", str(demo_db)], None)
+    assert too_long.returncode == 1
+    assert too_long.stderr.strip().splitlines() == [
+        f"Error: --timeout {fits + 1:g} with --tool-deadline 30 is more than a step may take on Temporal "
+        f"({STEP_SECONDS:g} s, its start-to-close timeout): give --timeout at most {fits:g}"
+    ]
+    free = "127.0.0.1:9"  # nothing listens there: a --timeout that fits gets as far as connecting
+    env = {"ANTHROPIC_API_KEY": DUMMY_KEY, "SCHEDULER_AGENT_TEMPORAL": free}
+    fitting = run_cli(["worker", "--timeout", str(fits), "--db", str(demo_db)], None, env=env)
+    assert fitting.returncode == 1
+    assert fitting.stderr.strip().splitlines()[-1].startswith(f"Error: no Temporal server answers at {free}")

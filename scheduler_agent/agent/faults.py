@@ -25,7 +25,7 @@ Points in the code:
   committed the event and its bookings record, and has not returned its result yet.
 - `between_check_and_insert` (pause): inside a change's transaction, holding the write lock,
   after every check passed and before the event is written.
-- On a CalDAV calendar (calendar/caldav_backend.py, caldav_changes.py, caldav_calendar.py), a
+- On a CalDAV calendar (calendar/caldav/writes.py, changes.py, remote.py), a
   change has no transaction; its moments, in order:
   `caldav_before_put` (pause and reach): a booking checked, its `caldav_bookings` row committed,
   its PUT not sent; `caldav_before_change` (pause and reach): the same for a move or cancellation,

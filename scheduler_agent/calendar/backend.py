@@ -3,7 +3,7 @@
 The tools (calendar/tools/) see a calendar only through `Calendar`: who is in it, the busy intervals
 of some people in a window, the events in a window, one event as stored, and the three changes
 (create, move, cancel), each keyed by the `tool_use` id of the call it answers so that it happens
-exactly once. The owner's CalDAV server sits behind the same interface (caldav_calendar.py);
+exactly once. The owner's CalDAV server sits behind the same interface (caldav/remote.py);
 `open_calendar` (calendar/opening.py) is the one place that chooses.
 
 Each change writes its event and its record (calendar/bookings.py) in one transaction, inside the
@@ -81,6 +81,11 @@ class Calendar(Protocol):
         """A line for the model when busy time of these people comes from a feed that failed to refresh."""
         ...
 
+    def server_line(self) -> str:
+        """The line for the model when the last read could not sync from the calendar server and read the
+        local copy as it was ('' when it synced, or there is no server)."""
+        ...
+
     def busy(
         self, keys: Sequence[str], start: datetime, end: datetime, *, excluding: Event | None = None
     ) -> dict[str, list[Interval]]:
@@ -132,6 +137,9 @@ class SqliteCalendar:
         from scheduler_agent.calendar.feeds import staleness_note  # httpx2 only when a feed is fetched
 
         return staleness_note(self.conn, list(keys), now)
+
+    def server_line(self) -> str:
+        return ""  # no server: the local calendar is the only copy
 
     def people(self) -> list[Person]:
         return list_people(self.conn)

@@ -9,12 +9,12 @@ Nothing here imports the `caldav` library until a server is actually used.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import click
 from sqlalchemy import Connection, text
 
-from scheduler_agent.calendar import caldav_connect as cc
+from scheduler_agent.calendar.caldav import connect as cc
 from scheduler_agent.calendar.types import CalendarError
 from scheduler_agent.cli.calendar import examples
 from scheduler_agent.cli.core import argument, command
@@ -53,7 +53,7 @@ def connect_command(
     db: Location | None,
 ) -> None:
     """Book on your calendar server (CalDAV: Nextcloud, Fastmail, iCloud, Radicale, ...) instead of locally."""
-    from scheduler_agent.calendar.caldav_read import CalDAVReader
+    from scheduler_agent.calendar.caldav.server import Server
 
     with person_facing():
         conn = existing(db)
@@ -73,7 +73,7 @@ def connect_command(
                 url = url if url.endswith("/") else url + "/"
                 connection = cc.Connection(url, user, url, "", "ask", email, not no_invites)
                 connection, password = _password(connection, password_env)
-            calendars = CalDAVReader(conn, connection, password).list_calendars()
+            calendars = Server(conn, connection, password).list_calendars()
             if list_only:
                 for name, where in calendars:
                     click.echo(f"{name}  {where}")
@@ -94,18 +94,18 @@ def _first_sync(conn: Connection, chosen: cc.Connection, password: str) -> None:
     """What `connect` does after storing the connection: asks about scheduling once, syncs, and says what
     happens to the local events and where bookings go."""
     from scheduler_agent.calendar.caldav import replica
+    from scheduler_agent.calendar.caldav.server import Server
     from scheduler_agent.calendar.caldav.sync import sync
-    from scheduler_agent.calendar.caldav_read import CalDAVReader
     from scheduler_agent.storage.db import transaction
 
     with transaction(conn):
         replica.forget_sync(conn)  # a new connection: everything is synced again (matched by href: no doubles)
-    reader = CalDAVReader(conn, chosen, password)
-    with reader.errors(chosen.calendar_url, "asking what the server supports"):
-        scheduling = bool(reader.client.supports_scheduling())
+    server = Server(conn, chosen, password)
+    with server.errors(chosen.calendar_url, "asking what the server supports"):
+        scheduling = bool(server.client.supports_scheduling())
     with transaction(conn):
         replica.set_scheduling(conn, scheduling)
-    changes = sync(conn, chosen, password, client=reader.client)
+    changes = sync(conn, chosen, password, client=server.client)
     click.echo(
         f"Connected: calendar {chosen.calendar_name!r} ({chosen.calendar_url}) as {chosen.username}; the password "
         f"comes from {_source_text(chosen.password_source)} and is never stored by scheduler-agent."
@@ -195,8 +195,9 @@ def backends_command(db: Location | None) -> None:
 def _check_caldav(conn: Connection, connection: cc.Connection) -> int:
     from scheduler_agent.calendar.caldav import replica
     from scheduler_agent.calendar.caldav.fresh import last_sync_line
+    from scheduler_agent.calendar.caldav.people import person_busy, store_busy
+    from scheduler_agent.calendar.caldav.server import Server
     from scheduler_agent.calendar.caldav.sync import sync
-    from scheduler_agent.calendar.caldav_backend import CalDAVCalendar
     from scheduler_agent.calendar.people import list_people
 
     state = replica.sync_state(conn)
@@ -222,14 +223,15 @@ def _check_caldav(conn: Connection, connection: cc.Connection) -> int:
         click.echo(f"        {last_sync_line(conn)}")
         return 1
     click.echo(f"        {last_sync_line(conn)}")
-    calendar = CalDAVCalendar(conn, connection, password)
+    server = Server(conn, connection, password)
     urls = {key: c.caldav_url for key, c in cc.contacts(conn).items() if c.caldav_url}
     for person in list_people(conn):
         if person.key not in urls:
             continue
-        try:
-            now = calendar.now()
-            busy = calendar.busy([person.key], now, now + timedelta(days=7))
+        try:  # their next 7 days synced into the store, as a reader would
+            now = datetime.now(UTC)
+            busy = person_busy(server, person, str(urls[person.key]), now, now + timedelta(days=7))
+            store_busy(server, person.key, now, now + timedelta(days=7), busy)
             click.echo(f"caldav  {person.key}: {urls[person.key]}: answers; {len(busy)} busy interval(s) in 7 days")
         except CalendarError as exc:
             click.echo(f"caldav  {person.key}: {urls[person.key]}: does not answer: {exc}")
@@ -276,6 +278,20 @@ def sync_first(conn: Connection) -> None:
     from scheduler_agent.calendar.caldav.fresh import refresh
 
     note = refresh(conn)
+    if note:
+        click.echo(f"Note: {note}; showing the local copy.", err=True)
+
+
+def sync_people_first(conn: Connection, keys: list[str], start: datetime, end: datetime) -> None:
+    """For `calendar show --person`: the busy time of those of `keys` with a shared calendar of their own,
+    synced into the store for the range shown; when it cannot be, one line on stderr, and the store is read."""
+    connection = cc.load_connection(conn)
+    if connection is None or not any(c.caldav_url for key, c in cc.contacts(conn).items() if key in keys):
+        return
+    from scheduler_agent.calendar.caldav.people import refresh_people
+    from scheduler_agent.calendar.caldav.server import Server
+
+    note = refresh_people(Server(conn, connection, cc.password_for(connection)), keys, start, end, {})
     if note:
         click.echo(f"Note: {note}; showing the local copy.", err=True)
 

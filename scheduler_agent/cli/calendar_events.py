@@ -122,6 +122,11 @@ def show_command(
             other = tools.resolve_person(person, field="--person") if person is not None else None
         except ToolError as exc:  # the tool's text, said to the person (as add-event does)
             raise CalendarError(for_people(str(exc))) from None
+        if other is not None:  # their shared calendar, if they have one, synced for the range first
+            from scheduler_agent.cli.caldav import sync_people_first
+            from scheduler_agent.cli.calendar_range import show_range
+
+            sync_people_first(conn, [other.key], *show_range(tools, owner, week, start, end))
         if as_json:
             from scheduler_agent.cli.calendar_json import busy_json
 

@@ -129,7 +129,7 @@ def parse_address(text: str) -> tuple[str, int] | None:
 def _check_calendar(serving: Serving) -> bool:
     """Open the database once before serving: a path that cannot be opened, or a calendar with no owner, is one
     line now, not an error at each call. True when the calendar is on a CalDAV server."""
-    from scheduler_agent.calendar.caldav_connect import load_connection
+    from scheduler_agent.calendar.caldav.connect import load_connection
     from scheduler_agent.calendar.people import get_owner
     from scheduler_agent.cli.database import connect
 

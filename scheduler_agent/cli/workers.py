@@ -319,15 +319,21 @@ def worker_command(
 
     --mcp starts the MCP servers (and mcp.toml's) that submitted turns may use, each when a turn first needs it;
     a turn that uses a server this worker was not given fails, naming it."""
-    from scheduler_agent.agent.errors import ModelRequestFailed
+    from scheduler_agent.agent.errors import InputError, ModelRequestFailed
     from scheduler_agent.agent.request import DEFAULT_MODEL
     from scheduler_agent.api.client import NO_CREDENTIALS, ModelAPI, make_client
     from scheduler_agent.cli.live import has_credentials
     from scheduler_agent.mcp_client.turn import given_servers
     from scheduler_agent.session.session import Settings
     from scheduler_agent.workflows import engine, worker
+    from scheduler_agent.workflows.names import STEP_SECONDS
     from scheduler_agent.workflows.steps import TurnSteps
 
+    if timeout + tool_deadline > STEP_SECONDS:  # Temporal would take a step still waiting for the model away
+        raise InputError(
+            f"--timeout {timeout:g} with --tool-deadline {tool_deadline:g} is more than a step may take on Temporal "
+            f"({STEP_SECONDS:g} s, its start-to-close timeout): give --timeout at most {STEP_SECONDS - tool_deadline:g}"
+        )
     _connect(db, creates=True).close()  # the database opens (and is migrated) before any step runs
     if not has_credentials(make_client()):
         raise ModelRequestFailed(NO_CREDENTIALS)
@@ -337,11 +343,11 @@ def worker_command(
     def say(line: str) -> None:
         click.echo(visible(line), err=True)
 
-    def send() -> Any:
-        return ModelAPI(make_client(), timeout=timeout).send
-
+    # one client for every step (it is thread-safe): a new one made an SSL context each time, which took about
+    # 170 ms of CPU (loading the CA file), more than the rest of a step (benchmarks/workers.py's parts row)
+    model = ModelAPI(make_client(), timeout=timeout)
     servers = given_servers(mcp, mcp_trust, sys.stderr)  # a server's stderr joins the worker's
-    steps = TurnSteps(lambda: _connect(db, creates=True), send, settings, say, concurrency + 1, servers)
+    steps = TurnSteps(lambda: _connect(db, creates=True), lambda: model.send, settings, say, concurrency + 1, servers)
 
     async def work() -> None:
         client = await engine.connect(temporal)

@@ -35,12 +35,12 @@ def calendar_fixture(session: Session) -> JSON:
     around the pinned clock (one before, twelve after) are read from it into the fixture: the caldav
     library's HTTP is not the SDK's, so the cassette cannot carry it, and the replay runs on a local
     calendar with no server at all."""
-    from scheduler_agent.calendar.caldav_connect import load_connection
+    from scheduler_agent.calendar.caldav.connect import load_connection
 
     if load_connection(session.conn) is None:
         return export_fixture(session.conn)
-    from scheduler_agent.calendar.caldav_calendar import RemoteCalendar
-    from scheduler_agent.calendar.caldav_snapshot import snapshot_fixture
+    from scheduler_agent.calendar.caldav.remote import RemoteCalendar
+    from scheduler_agent.calendar.caldav.snapshot import snapshot_fixture
 
     assert isinstance(session.calendar, RemoteCalendar) and session.clock.pinned is not None
     monday = session.clock.pinned - timedelta(days=session.clock.local_now(get_owner(session.conn).tz).weekday())

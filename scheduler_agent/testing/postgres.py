@@ -103,7 +103,13 @@ class PostgresServer:
         )
         if initdb.returncode != 0:
             raise ServerUnavailable(f"initdb failed: {initdb.stderr.decode(errors='replace')[-800:]}")
-        log = open(self.log, "wb")  # noqa: SIM115  # open while the server runs
+        self._launch()
+        self._sql("CREATE DATABASE sa_template TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
+        return self
+
+    def _launch(self) -> None:
+        """`postgres` on the data folder, on this server's port; returns once it accepts connections."""
+        log = open(self.log, "ab")  # noqa: SIM115  # open while the server runs
         self.process = subprocess.Popen(
             [
                 *self._as,
@@ -131,8 +137,12 @@ class PostgresServer:
                 self.stop()
                 raise ServerUnavailable(f"PostgreSQL did not start within {START_DEADLINE_SECONDS:.0f} s: {tail}")
             time.sleep(0.05)
-        self._sql("CREATE DATABASE sa_template TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
-        return self
+
+    def restart(self) -> None:
+        """Stop the server (fast shutdown: every open connection is ended) and start it again on the same port
+        and data, as a database restart does to its clients."""
+        self._shut_down()
+        self._launch()
 
     def new_database(self) -> str:
         """A new empty database (copied from the template); its URL."""
@@ -164,6 +174,10 @@ class PostgresServer:
         return True
 
     def stop(self) -> None:
+        self._shut_down()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _shut_down(self) -> None:
         if self.process is not None and self.process.poll() is None:
             # fast shutdown: open connections are ended (a signal to runuser would not reach the server)
             subprocess.run(
@@ -176,7 +190,6 @@ class PostgresServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> PostgresServer:
         return self.start()

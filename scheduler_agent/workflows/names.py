@@ -25,7 +25,10 @@ NEEDS_APPROVAL = "needs-approval"  # a side effect waits for `approve`/`decline`
 
 HEARTBEAT_SECONDS = 2.0  # an activity heartbeats this often while it waits (the model, a tool)
 HEARTBEAT_TIMEOUT = 10.0  # a step not heard of for this long is run again, on another worker
-STEP_SECONDS = 3 * 600.0 + 120.0  # a step's bound: `--timeout`'s default for each of the API's tries, and tools
+# A step's bound (its start-to-close timeout): a model step takes at most the worker's `--timeout` (the API's
+# retries and their waits included: api/client.py), a round its tools' deadlines. Three times the default
+# `--timeout` and two minutes more; `worker` refuses a `--timeout` and `--tool-deadline` that pass it.
+STEP_SECONDS = 3 * 600.0 + 120.0
 
 
 def workflow_id(store: str, cid: int, turn: int) -> str:

@@ -15,6 +15,7 @@ to another worker once the turn's heartbeat timeout has passed.
 from __future__ import annotations
 
 import asyncio
+import threading
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +35,7 @@ from scheduler_agent.mcp_client.turn import MissingServer, list_and_store, missi
 from scheduler_agent.session.approval import Decision
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import lease
+from scheduler_agent.storage.db import in_transaction
 from scheduler_agent.workflows import records
 from scheduler_agent.workflows.names import (
     ENDED,
@@ -85,6 +87,7 @@ class TurnSteps:
         """`mcp`: the MCP servers this worker was given (`worker --mcp`, mcp.toml), shared by its steps."""
         self.connect, self.send, self.settings, self.say = connect, send, settings, say
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="step")
+        self.held = threading.local()  # each step thread's connection, kept between its steps
         self.mcp = mcp
 
     @activity.defn(name=MODEL_STEP)
@@ -109,11 +112,13 @@ class TurnSteps:
             activity.heartbeat()
 
     def _guarded(self, step: Step, run: Callable[[Connection, Step], StepOutcome]) -> StepOutcome:
-        """`run` on a connection of its own. A person's error ends the turn with its exit code (not retried); a
+        """`run` on this thread's connection. A person's error ends the turn with its exit code (not retried); a
         lost database is retried by Temporal; anything else is a bug, said with its traceback, and ends the turn."""
-        conn = self.connect()
+        conn, kept = self._connection(), False
         try:
-            return run(conn, step)
+            outcome = run(conn, step)
+            kept = not conn.invalidated and not in_transaction(conn)
+            return outcome
         except AgentError as exc:
             self._give_up(conn, step, f"failed: {exc}")
             raise ApplicationError(str(exc), exc.exit_code, type=type(exc).__name__, non_retryable=True) from None
@@ -124,7 +129,18 @@ class TurnSteps:
             self._give_up(conn, step, f"{statement}\n{traceback.format_exc()}")
             raise ApplicationError(statement, BUG_EXIT, type="Bug", non_retryable=True) from None
         finally:
-            conn.close()
+            if not kept:
+                self.held.conn = None
+                conn.close()
+
+    def _connection(self) -> Connection:
+        """The connection this thread's last step ended well on, or a new one. Kept between steps: a new one for
+        each step cost a PostgreSQL backend's start and the schema's check, more CPU than the step's own writes
+        (benchmarks/workers.py's CPU rows)."""
+        conn: Connection | None = getattr(self.held, "conn", None)
+        if conn is None or conn.invalidated or conn.closed:
+            conn = self.held.conn = self.connect()
+        return conn
 
     def _give_up(self, conn: Connection, step: Step, why: str) -> None:
         self.say(f"worker: conversation {step.cid} {why}")

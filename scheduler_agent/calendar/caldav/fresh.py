@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Connection as Db
 
 from scheduler_agent.calendar.caldav import replica
-from scheduler_agent.calendar.caldav_connect import CalDAVError, Connection, load_connection, password_for
+from scheduler_agent.calendar.caldav.connect import CalDAVError, Connection, load_connection, password_for
 from scheduler_agent.storage.db import transaction
 
 FRESH_SECONDS = 5.0

@@ -19,6 +19,7 @@ from sqlalchemy import Connection, text
 from scheduler_agent.calendar.types import OWNER_KEY, from_utc_text, to_utc_text
 
 ORIGIN = "caldav"  # event_sources.origin of the server's events
+BUSY_ORIGIN = "caldav-busy"  # event_sources.origin of a person's busy time read from their shared calendar (people.py)
 ID_BASE = 1_000_000  # caldav_events ids (the ids the model saw before m041) come after it
 
 
@@ -143,6 +144,18 @@ def events_of(conn: Connection, uid: str) -> dict[str, int]:
         {"you": OWNER_KEY, "origin": ORIGIN, "uid": uid},
     )
     return {str(recurrence_id): int(event_id) for recurrence_id, event_id in rows}
+
+
+def busy_uids(conn: Connection, key: str, first: datetime, last: datetime) -> set[str]:
+    """The UIDs of `key`'s busy time from their shared calendar overlapping [first, last)."""
+    rows = conn.execute(
+        text(
+            "SELECT s.uid FROM event_sources s JOIN events e ON e.id = s.event_id WHERE s.person_key = :key "
+            "AND s.origin = :origin AND e.start_utc < :last AND e.end_utc > :first"
+        ),
+        {"key": key, "origin": BUSY_ORIGIN, "first": to_utc_text(first), "last": to_utc_text(last)},
+    )
+    return {str(row[0]) for row in rows}
 
 
 def title_of(conn: Connection, event_id: int) -> tuple[str, datetime, datetime] | None:

@@ -25,14 +25,14 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection as Db
 
 from scheduler_agent.calendar.caldav import replica
-from scheduler_agent.calendar.caldav_connect import (
+from scheduler_agent.calendar.caldav.connect import (
     REQUEST_DEADLINE_SECONDS,
     Connection,
     contacts,
     open_client,
     server_errors,
 )
-from scheduler_agent.calendar.caldav_ics import read_occurrence
+from scheduler_agent.calendar.caldav.ics import read_occurrence
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, ImportedEvent, to_utc_text

@@ -117,11 +117,22 @@ class CalendarTools:
             known = ", ".join(d["name"] for d in self.definitions)
             raise ToolError(f"There is no tool named {name!r}. The tools are: {known}.")
         try:
-            return tool.run(self.context, arguments, tool_use_id, deadline)
+            return self._noted(tool.run(self.context, arguments, tool_use_id, deadline))
         except CalendarError as exc:  # e.g. no owner yet: only the user can fix it
-            raise ToolError(f"The calendar cannot be used: {exc}. Tell the user.") from exc
+            raise ToolError(self._noted(f"The calendar cannot be used: {exc}. Tell the user.")) from exc
+        except ToolError as exc:  # a check that failed on the local copy says so too
+            noted = self._noted(str(exc))
+            if noted == str(exc):
+                raise
+            raise ToolError(noted) from exc
         except OverflowError as exc:  # a date near year 1 or 9999: its week or day runs off the calendar
             raise ToolError(_out_of_range(name)) from exc
+
+    def _noted(self, text: str) -> str:
+        """`text`, and on a line of its own the calendar server's line when the last read could not sync
+        and read the local copy (`last synced 3 min ago; SERVER unreachable`), unless it says it already."""
+        line = self.calendar.server_line()
+        return text if not line or line in text else f"{text}\n{line}"
 
     def preview(self, name: str, arguments: Mapping[str, Any], tool_use_id: str) -> str | None:
         """What a side-effecting call would do, after every check it would make, without writing anything.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from scheduler_agent.calendar.caldav_ics import Occurrence
+from scheduler_agent.calendar.caldav.ics import Occurrence
 from scheduler_agent.calendar.types import Event
 
 BUSY = "busy"

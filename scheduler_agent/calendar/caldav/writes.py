@@ -1,24 +1,23 @@
-"""The calendar on a CalDAV server: busy time, events, and bookings, moves and cancellations written once.
+"""Writing to the owner's CalDAV calendar: bookings, moves and cancellations, each written once.
 
-    calendar = CalDAVCalendar.open(conn)             # the stored connection; the password from its source
-    calendar.busy(["you", "priya"], start, end)      # [BusyInterval], titles where known, else "busy"
-    calendar.events(start, end)                      # [RemoteEvent], the owner's calendar, expanded
-    calendar.create(tool_use_id, title, start, end, ["you", "priya"])   # -> Written
-    calendar.move(tool_use_id, event_id, new_start, minutes, etag=None) # -> Written
-    calendar.cancel(tool_use_id, event_id, etag=None)                   # -> Written
+    writer = Writer.open(conn)                                        # the stored connection
+    writer.create(tool_use_id, title, start, end, ["you", "priya"])   # -> Written
+    writer.move(tool_use_id, event_id, new_start, minutes, etag)      # -> Written (changes.py)
+    writer.cancel(tool_use_id, event_id, etag)                        # -> Written (changes.py)
+
+Nothing here reads busy time: the conflict checks read the store (caldav/remote.py), synced from the
+server first, and again after each write, which names an overlap that appeared meanwhile.
 
 Writing exactly once. A booking's UID is a hash of its tool_use id and its resource `<uid>.ics`; it is
 written with one plain PUT carrying `If-None-Match: *` (not the caldav library's `no_overwrite`, which
 looks the UID up and then writes: a race). A resumed round finds the resource (or gets 412) and answers
-with the event as the server has it, `already_made`. CalDAV has no transactions: the conflict check runs
-right before the write and again after it; an overlap that appeared in between keeps the booking (never
-delete on someone's calendar) and is named in `Written.clashes`. Moves and cancellations are a PUT with
+with the event as the server has it, `already_made`. Moves and cancellations are a PUT with
 `If-Match: <etag>`, and carry the call's id in X-SCHEDULER-AGENT-CALL, so a resumed round sees its own
 change, and someone else's change since the read is never overwritten ("the event changed on the
 server; here is what it is now"). Failures the model can act on are ToolError; the server being
 unusable is CalDAVError (a CalendarError), which the tools turn into "The calendar cannot be used: ...".
 
-Test hooks (testing/faults.py): pause and reach `caldav_before_put` (checked, about to write a booking)
+Test hooks (agent/faults.py): pause and reach `caldav_before_put` (checked, about to write a booking)
 and `caldav_before_change` (read with its ETag, about to write a move or cancellation); reach
 `after_caldav_put` (the booking is on the server, its answer not yet given).
 """
@@ -26,15 +25,14 @@ and `caldav_before_change` (read with its ETag, about to write a move or cancell
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from sqlalchemy import Connection as Db
 
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
-from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.caldav_changes import EventChanges, changed_on_server, describe, overlaps
-from scheduler_agent.calendar.caldav_connect import (
+from scheduler_agent.calendar.caldav.changes import EventChanges, changed_on_server, describe
+from scheduler_agent.calendar.caldav.connect import (
     CONNECT_HINT,
     REQUEST_DEADLINE_SECONDS,
     CalDAVError,
@@ -44,17 +42,17 @@ from scheduler_agent.calendar.caldav_connect import (
     load_connection,
     password_for,
 )
-from scheduler_agent.calendar.caldav_ics import Attendee, booking_ics, booking_uid
-from scheduler_agent.calendar.caldav_read import CalDAVReader, local_id
-from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent, Written
+from scheduler_agent.calendar.caldav.ics import Attendee, booking_ics, booking_uid
+from scheduler_agent.calendar.caldav.server import Server, local_id
+from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteEvent, Written
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Person
 
 __all__ = [
     "BusyInterval",
-    "CalDAVCalendar",
     "RemoteEvent",
+    "Writer",
     "Written",
     "changed_on_server",
     "describe",
@@ -64,8 +62,8 @@ __all__ = [
 ICS_HEADERS = {"Content-Type": "text/calendar; charset=utf-8"}
 
 
-class CalDAVCalendar:
-    """The calendar interface on the owner's CalDAV calendar; see the module's docstring."""
+class Writer:
+    """The writes to the owner's CalDAV calendar; see the module's docstring."""
 
     def __init__(
         self,
@@ -77,29 +75,15 @@ class CalDAVCalendar:
     ) -> None:
         self.conn = conn
         self.connection = connection
-        self.reader = CalDAVReader(conn, connection, password, deadline_seconds)
+        self.server = Server(conn, connection, password, deadline_seconds)
         self.now = now
 
     @classmethod
-    def open(cls, conn: Db, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> CalDAVCalendar:
+    def open(cls, conn: Db, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> Writer:
         connection = load_connection(conn)
         if connection is None:
             raise CalendarError(f"no calendar server is connected: {CONNECT_HINT}")
         return cls(conn, connection, password_for(connection), deadline_seconds)
-
-    # --- reading ------------------------------------------------------------------------------
-
-    def busy(self, people_keys: Sequence[str], start: datetime, end: datetime) -> list[BusyInterval]:
-        return self.reader.busy(people_keys, start, end)
-
-    def events(self, start: datetime, end: datetime) -> list[RemoteEvent]:
-        return self.reader.owner_events(start, end)
-
-    def check(self) -> str:
-        """That the server answers and the calendar is there: a line for `calendar backends`."""
-        now = self.now()
-        count = len(self.reader.owner_events(now, now + timedelta(days=7)))
-        return f"answers; {count} event(s) in the next 7 days"
 
     def invitation_note(self, attendees: Sequence[str]) -> str:
         """For the approval text of a booking with `attendees` (keys): who the calendar server will e-mail."""
@@ -123,18 +107,11 @@ class CalDAVCalendar:
         """Book on the owner's calendar, exactly once per `tool_use_id`."""
         owner = get_owner(self.conn)
         uid = booking_uid(tool_use_id)
-        href = self.reader.resource_url(f"{uid}.ics")
-        existing = self.reader.fetch(href, "looking for this call's booking")
+        href = self.server.resource_url(f"{uid}.ics")
+        existing = self.server.fetch(href, "looking for this call's booking")
         if existing is not None:  # a resumed round: the write happened, its answer was lost
             return self.made(existing, tool_use_id)
         keys = [OWNER_KEY, *[key for key in dict.fromkeys(attendees) if key != OWNER_KEY]]
-        clashes = overlaps(self.reader, keys, start, end, ignore=href)
-        if clashes:
-            raise ToolError(
-                f"{format_window((start, end), owner.tz)} ({owner.tz}) is not free on the calendar server: it "
-                f"overlaps {describe(clashes, owner.tz)}. Nothing was booked; pick another start "
-                "(find_free_slots lists the free windows)."
-            )
         people = people_for(self.conn, keys)
         with_email = [p for p in people if self._email(p) is not None]
         body = booking_ics(
@@ -155,31 +132,30 @@ class CalDAVCalendar:
             deadline.check("create_event")  # the last moment nothing has been written
         status = self.put(href, body, {"If-None-Match": "*"}, "writing the booking", tool_use_id)
         if status in (412, 409):  # another process of this same call got there first (or a no-uid-conflict)
-            fetched = self.reader.fetch(href, "reading the booking back")
+            fetched = self.server.fetch(href, "reading the booking back")
             if fetched is None:
                 raise CalDAVError(f"the server refused the booking ({status}) and does not have it: try again")
             return self.made(fetched, tool_use_id)
         faults.reach("after_caldav_put")
-        fetched = self.reader.fetch(href, "reading the booking back")
+        fetched = self.server.fetch(href, "reading the booking back")
         if fetched is None:
             raise CalDAVError(f"the server accepted the booking at {href} but does not show it: look at your calendar")
-        remote = self.reader.remote_of(fetched)
+        remote = self.server.remote_of(fetched)
         local_id(self.conn, href, uid, tool_use_id)
-        after = overlaps(self.reader, keys, start, end, ignore=href, own_span=(start, end))
         not_invited = tuple(p.key for p in people if self._email(p) is None and p.key != OWNER_KEY)
-        return Written(remote, False, tuple(after), not_invited, self.connection.invites)
+        return Written(remote, False, (), not_invited, self.connection.invites)
 
     def made(self, fetched: Fetched, tool_use_id: str) -> Written:
         local_id(self.conn, fetched.href, fetched.occurrence.uid, tool_use_id)
-        return Written(self.reader.remote_of(fetched), already_made=True, invites=self.connection.invites)
+        return Written(self.server.remote_of(fetched), already_made=True, invites=self.connection.invites)
 
     def put(self, href: str, body: str, condition: dict[str, str], doing: str, tool_use_id: str) -> int:
         """One PUT; its status when 2xx or 412/409. A lost answer is settled by reading the resource."""
         import niquests
 
         try:
-            with self.reader.errors(href, doing):
-                response = self.reader.client.request(href, "PUT", body, {**ICS_HEADERS, **condition})
+            with self.server.errors(href, doing):
+                response = self.server.client.request(href, "PUT", body, {**ICS_HEADERS, **condition})
         except CalDAVError as failure:
             cause = failure.__context__
             if not isinstance(cause, niquests.exceptions.RequestException | TimeoutError):
@@ -187,7 +163,7 @@ class CalDAVCalendar:
             if _never_sent(cause):
                 raise CalDAVError(f"{failure}; nothing was written (the connection was refused)") from None
             try:  # the request went out and its answer did not come back: is the write there?
-                fetched = self.reader.fetch(href, "checking whether the write arrived")
+                fetched = self.server.fetch(href, "checking whether the write arrived")
             except CalDAVError:
                 raise CalDAVError(
                     f"{failure}; whether it was written is not known (the server did not answer again): "
@@ -202,7 +178,7 @@ class CalDAVCalendar:
         check_status(href, status, doing)
         return status
 
-    # --- move and cancel (caldav_changes.py) -------------------------------------------------------
+    # --- move and cancel (changes.py) -------------------------------------------------------
 
     def move(
         self, tool_use_id: str, event_id: int, new_start: datetime, minutes: int, etag: str | None = None

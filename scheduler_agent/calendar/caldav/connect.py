@@ -6,7 +6,7 @@ password never does. It is read each time from the environment variable named at
 package is installed), or asked on the terminal (`ask`). Every failure a server can cause (down,
 slow, 401/403/404/5xx, malformed data) becomes a `CalDAVError`: one line saying what to do.
 
-The `caldav` library (and its HTTP client, niquests) is imported only here and in caldav_backend.py,
+The `caldav` library (and its HTTP client, niquests) is imported only here and in the modules beside it,
 only when a CalDAV calendar is used.
 """
 

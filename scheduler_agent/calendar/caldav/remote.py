@@ -1,15 +1,16 @@
-"""The tools' `Calendar` (backend.py) on the owner's CalDAV calendar: `backend.open_calendar` chooses it.
+"""The tools' `Calendar` (backend.py) on the owner's CalDAV calendar: `opening.open_calendar` chooses it.
 
-    calendar = backend.open_calendar(conn)   # a RemoteCalendar when a connection is stored, else SqliteCalendar
+    calendar = open_calendar(conn)   # a RemoteCalendar when a connection is stored, else SqliteCalendar
     CalendarTools(conn, clock, calendar=calendar)
 
-It reads the store, as the local calendar does: the server's calendar is synced into it (caldav/sync.py),
-first when the last sync is older than 5 s (caldav/fresh.py); when the server cannot be reached, the
-replica is read and `staleness` gives the model the line saying so. Busy time of a person with a
-`--caldav` calendar of their own (shared with the owner, often free-busy only) is still asked of the
-server. The ids the model sees are the store's. Changes are written to the server (caldav_backend.py:
-`If-None-Match: *` for a booking, `If-Match` with the replica's ETag for a move or cancellation), then the
-replica is synced from the server; a change refused because the event changed on the server syncs too.
+It reads the store, as the local calendar does, and nothing else: the server's calendar is synced into it
+(sync.py), first when the last sync is older than 5 s (fresh.py), and so is the busy time of a person with
+a `--caldav` calendar of their own (people.py); when the server cannot be reached, the store is read and
+`staleness` gives the model the line saying so. The ids the model sees are the store's. Changes are
+written to the server (writes.py: `If-None-Match: *` for a booking, `If-Match` with the replica's ETag for
+a move or cancellation), then the replica is synced from the server and read again: an overlap that
+appeared while writing is named (the booking is kept). A change refused because the event changed on
+the server syncs too.
 
 Exactly once across a crash: before each PUT a row of `caldav_bookings` (m023) names the call and the
 resource, and is committed; after the write it gets the ETag, and the call's `bookings` row its result.
@@ -25,8 +26,7 @@ import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from datetime import datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime
 
 from sqlalchemy import Connection as Db
 from sqlalchemy import text as sql
@@ -35,12 +35,12 @@ from scheduler_agent.agent import faults
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Answer, Key, SqliteCalendar, StoredEvent
 from scheduler_agent.calendar.bookings import Booking, booking_for
-from scheduler_agent.calendar.caldav import fresh, replica
-from scheduler_agent.calendar.caldav_backend import CalDAVCalendar, written_text
-from scheduler_agent.calendar.caldav_changes import describe
-from scheduler_agent.calendar.caldav_connect import REQUEST_DEADLINE_SECONDS, Connection, contacts, password_for
-from scheduler_agent.calendar.caldav_ics import booking_uid
-from scheduler_agent.calendar.caldav_types import BusyInterval, Written
+from scheduler_agent.calendar.caldav import fresh, people, replica
+from scheduler_agent.calendar.caldav.changes import describe
+from scheduler_agent.calendar.caldav.connect import REQUEST_DEADLINE_SECONDS, Connection, password_for
+from scheduler_agent.calendar.caldav.ics import booking_uid
+from scheduler_agent.calendar.caldav.types import BusyInterval, Written
+from scheduler_agent.calendar.caldav.writes import Writer, written_text
 from scheduler_agent.calendar.slots import Interval
 from scheduler_agent.calendar.types import OWNER_KEY, Event
 from scheduler_agent.storage.db import transaction
@@ -67,17 +67,24 @@ class RemoteCalendar(SqliteCalendar):
         connection says. The password is read now, so a missing one is said before the model is asked."""
         if invites is False:
             connection = dataclasses.replace(connection, invites=False)
-        return cls(CalDAVCalendar(conn, connection, password_for(connection), deadline_seconds))
+        return cls(Writer(conn, connection, password_for(connection), deadline_seconds))
 
-    def __init__(self, remote: CalDAVCalendar) -> None:
+    def __init__(self, remote: Writer) -> None:
         super().__init__(remote.conn)
         self.remote = remote
         self.note = ""  # the line saying the server could not be reached, from the last read
+        self.people_note = ""  # the same for the people's shared calendars
+        self.read: people.Read = {}  # which days of each person's shared calendar were read when
 
     def refresh(self, *, force: bool = False) -> str:
         """Sync the replica when due; the line for the model when the server cannot be reached."""
-        self.note = fresh.refresh(self.conn, self.remote.connection, password=self.remote.reader.password, force=force)
+        self.note = fresh.refresh(self.conn, self.remote.connection, password=self.remote.server.password, force=force)
         return self.note
+
+    def refresh_people(self, keys: Sequence[str], start: datetime, end: datetime, *, force: bool = False) -> str:
+        """Sync the busy time of those of `keys` with a shared calendar of their own (people.py)."""
+        self.people_note = people.refresh_people(self.remote.server, keys, start, end, self.read, force=force)
+        return self.people_note
 
     # --- reading: the store ---------------------------------------------------------------------
 
@@ -85,31 +92,30 @@ class RemoteCalendar(SqliteCalendar):
         return nullcontext()  # CalDAV has no transactions; If-None-Match / If-Match guard each write
 
     def staleness(self, keys: Sequence[str], now: datetime) -> str:
-        stale = super().staleness(keys, now)
-        return "\n".join(
-            filter(None, [stale, self.note and f"Your calendar server: {self.note}; busy time is as of then."])
+        return "\n".join(filter(None, [super().staleness(keys, now), self.server_line()]))
+
+    def server_line(self) -> str:
+        return " ".join(
+            filter(
+                None,
+                [
+                    self.note and f"Your calendar server: {self.note}; busy time is as of then.",
+                    self.people_note and f"Shared calendars: {self.people_note}; their busy time is as of then.",
+                ],
+            )
         )
 
     def busy(
         self, keys: Sequence[str], start: datetime, end: datetime, *, excluding: Event | None = None
     ) -> dict[str, list[Interval]]:
         self.refresh()
-        shared = shared_of(self.conn, keys)
-        found = super().busy([key for key in keys if key not in shared], start, end, excluding=excluding)
-        for interval in shared_busy(self, shared, start, end):
-            found.setdefault(interval.person, []).append((interval.start, interval.end))
-        return {key: sorted(found.get(key, [])) for key in keys}
+        self.refresh_people(keys, start, end)
+        return super().busy(keys, start, end, excluding=excluding)
 
     def events(self, keys: Sequence[str], start: datetime, end: datetime) -> list[Event]:
         self.refresh()
-        shared = shared_of(self.conn, keys)
-        found = super().events([key for key in keys if key not in shared], start, end)
-        if shared:
-            taken = {(e.start, e.end) for e in found}
-            for interval in shared_busy(self, shared, start, end):
-                if (interval.start, interval.end) not in taken:
-                    found.append(Event(0, interval.title, interval.start, interval.end, (interval.person,)))
-        return sorted(found, key=lambda event: (event.start, event.id))
+        self.refresh_people(keys, start, end)
+        return super().events(keys, start, end)
 
     def event(self, event_id: int) -> StoredEvent | None:
         resource = replica.resource_of(self.conn, event_id)
@@ -133,7 +139,7 @@ class RemoteCalendar(SqliteCalendar):
             return found
         if link is None:
             return None
-        fetched = self.remote.reader.fetch(link.href, "looking for this call's change")  # a resumed round
+        fetched = self.remote.server.fetch(link.href, "looking for this call's change")  # a resumed round
         if fetched is None or fetched.occurrence.last_call != tool_use_id:
             return None  # never written: the call runs again
         written = self._synced(self.remote.made(fetched, tool_use_id))
@@ -159,8 +165,9 @@ class RemoteCalendar(SqliteCalendar):
     ) -> str:
         call = key.tool_use_id if key is not None else f"cli-{uuid.uuid4().hex}"
         uid = booking_uid(call)
-        intend(self.conn, key, self.remote.reader.resource_url(f"{uid}.ics"), uid)
+        intend(self.conn, key, self.remote.server.resource_url(f"{uid}.ics"), uid)
         written = self._synced(self.remote.create(call, title, start, end, [k for k in attendees if k != OWNER_KEY]))
+        written = with_clashes(self, written, [OWNER_KEY, *attendees])
         if written.already_made:  # another process of this same call wrote it first
             text = written_text(dataclasses.replace(written, invites=False), self.owner().tz)
         else:
@@ -176,6 +183,7 @@ class RemoteCalendar(SqliteCalendar):
         written = self._synced(
             self._changing(lambda: self.remote.move(call, resource.cid, start, minutes, resource.etag))
         )
+        written = with_clashes(self, written, stored.event.attendees)
         return record(
             self.conn, key, written, answer(written.event.event) + clashes_text(written, self.owner().tz)
         ).result
@@ -205,20 +213,22 @@ class RemoteCalendar(SqliteCalendar):
         return dataclasses.replace(written, event=remote)
 
 
-def shared_busy(calendar: RemoteCalendar, keys: set[str], start: datetime, end: datetime) -> list[BusyInterval]:
-    """Their busy time overlapping [start, end), asked for the whole days around it: free-busy answers are
-    cut at the range asked, so a busy hour reads the same whatever part of it a check looks at."""
-    if not keys:
-        return []
-    zone = ZoneInfo(calendar.owner().tz)
-    first = datetime.combine(start.astimezone(zone).date(), time(0), zone)
-    last = datetime.combine(end.astimezone(zone).date() + timedelta(days=1), time(0), zone)
-    return [b for b in calendar.remote.busy(sorted(keys), first, last) if b.start < end and b.end > start]
-
-
-def shared_of(conn: Db, keys: Sequence[str]) -> set[str]:
-    """The people among `keys` whose own calendar on the server is shared with the owner."""
-    return {key for key, c in contacts(conn).items() if c.caldav_url and key in keys and key != OWNER_KEY}
+def with_clashes(calendar: RemoteCalendar, written: Written, keys: Sequence[str]) -> Written:
+    """`written` with what overlaps it now in the store (synced after the write): an event put on the
+    server meanwhile. A person's busy time of exactly its span, without the owner, is their copy of it."""
+    if written.already_made:
+        return written
+    event = written.event.event
+    calendar.refresh_people(keys, event.start, event.end, force=True)
+    clashes = []
+    for other in SqliteCalendar.events(calendar, list(dict.fromkeys(keys)), event.start, event.end):
+        if other.id == event.id or not (other.start < event.end and other.end > event.start):
+            continue
+        if (other.start, other.end) == (event.start, event.end) and OWNER_KEY not in other.attendees:
+            continue
+        person = next((key for key in keys if key in other.attendees), other.attendees[0])
+        clashes.append(BusyInterval(person, other.start, other.end, other.title, other.id))
+    return dataclasses.replace(written, clashes=tuple(clashes))
 
 
 def resource_for(conn: Db, stored: StoredEvent) -> replica.Resource:
@@ -236,13 +246,13 @@ def stored_id(conn: Db, href: str) -> int | None:
     return None if found is None else found.event_id
 
 
-def scheduling(conn: Db, remote: CalDAVCalendar) -> bool:
+def scheduling(conn: Db, remote: Writer) -> bool:
     """Whether the server does CalDAV scheduling: the stored answer, else asked once and stored."""
     state = replica.sync_state(conn)
     if state is not None and state.scheduling is not None:
         return state.scheduling
-    with remote.reader.errors(remote.connection.calendar_url, "asking what the server supports"):
-        answer = bool(remote.reader.client.supports_scheduling())
+    with remote.server.errors(remote.connection.calendar_url, "asking what the server supports"):
+        answer = bool(remote.server.client.supports_scheduling())
     with transaction(conn):
         replica.set_scheduling(conn, answer)
     return answer
@@ -282,15 +292,10 @@ def record(conn: Db, key: Key | None, written: Written, text: str, recovered: bo
         conn.execute(
             sql(
                 "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (:tool_use_id, "
-                "NULL, :text, :kind, :input_hash) "
+                "NULL, :text, :kind, :p4) "
                 "ON CONFLICT (tool_use_id) DO NOTHING"
             ),
-            {
-                "tool_use_id": key.tool_use_id,
-                "text": text,
-                "kind": kind,
-                "input_hash": "" if recovered else key.input_hash,
-            },
+            {"tool_use_id": key.tool_use_id, "text": text, "kind": kind, "p4": "" if recovered else key.input_hash},
         )
     found = booking_for(conn, key.tool_use_id)
     assert found is not None

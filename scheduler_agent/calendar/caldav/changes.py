@@ -5,7 +5,7 @@ and a 412 answers "the event changed on the server; here is what it is now". Eac
 call's id in X-SCHEDULER-AGENT-CALL, so a resumed round finds its own change already made. A
 cancellation sets STATUS:CANCELLED (the event stays, and a scheduling server tells the attendees); it
 never DELETEs on someone's calendar. Only single events the owner organises (or the agent booked) are
-changed.
+changed. The conflict check of a move reads the store (caldav/remote.py), as every reader of busy time does.
 """
 
 from __future__ import annotations
@@ -18,20 +18,20 @@ from sqlalchemy import Connection as Db
 
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.toolbox import ToolError
-from scheduler_agent.calendar.caldav_connect import Connection
-from scheduler_agent.calendar.caldav_ics import changed_ics
-from scheduler_agent.calendar.caldav_read import CalDAVReader, href_of
-from scheduler_agent.calendar.caldav_types import BusyInterval, Fetched, RemoteEvent, Written
+from scheduler_agent.calendar.caldav.connect import Connection
+from scheduler_agent.calendar.caldav.ics import changed_ics
+from scheduler_agent.calendar.caldav.server import Server, href_of
+from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteEvent, Written
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_window
 
 
 class ChangingCalendar(Protocol):
-    """What a change needs of the CalDAV calendar (caldav_backend.CalDAVCalendar), which imports this module."""
+    """What a change needs of the CalDAV calendar (writes.Writer), which imports this module."""
 
     conn: Db
     connection: Connection
-    reader: CalDAVReader
+    server: Server
     now: Callable[[], datetime]
 
     def made(self, fetched: Fetched, tool_use_id: str) -> Written: ...
@@ -42,7 +42,7 @@ class ChangingCalendar(Protocol):
 
 
 class EventChanges:
-    """Move and cancel, on one CalDAVCalendar."""
+    """Move and cancel, on one Writer (writes.py)."""
 
     def __init__(self, calendar: ChangingCalendar) -> None:
         self.calendar = calendar
@@ -54,17 +54,10 @@ class EventChanges:
             return self.calendar.made(fetched, tool_use_id)
         self._same_version(fetched, etag)
         new_end = new_start + timedelta(minutes=minutes)
-        keys = list(self.calendar.reader.remote_of(fetched).event.attendees)
-        clashes = overlaps(self.calendar.reader, keys, new_start, new_end, ignore=fetched.href)
-        if clashes:
-            raise ToolError(
-                f"{format_window((new_start, new_end), owner.tz)} ({owner.tz}) is not free: it overlaps "
-                f"{describe(clashes, owner.tz)}. Nothing was moved; pick another start."
-            )
         body = changed_ics(
             fetched.text, tool_use_id=tool_use_id, stamp=self.calendar.now(), tz=owner.tz, start=new_start, end=new_end
         )
-        return self._write_change(fetched, body, tool_use_id, "moving the event", keys, (new_start, new_end))
+        return self._write_change(fetched, body, tool_use_id, "moving the event")
 
     def cancel(self, tool_use_id: str, event_id: int, etag: str | None) -> Written:
         owner = get_owner(self.calendar.conn)
@@ -73,38 +66,27 @@ class EventChanges:
             return self.calendar.made(fetched, tool_use_id)
         self._same_version(fetched, etag)
         body = changed_ics(fetched.text, tool_use_id=tool_use_id, stamp=self.calendar.now(), tz=owner.tz, cancel=True)
-        return self._write_change(fetched, body, tool_use_id, "cancelling the event", [], None)
+        return self._write_change(fetched, body, tool_use_id, "cancelling the event")
 
-    def _write_change(
-        self,
-        fetched: Fetched,
-        body: str,
-        tool_use_id: str,
-        doing: str,
-        keys: list[str],
-        span: tuple[datetime, datetime] | None,
-    ) -> Written:
+    def _write_change(self, fetched: Fetched, body: str, tool_use_id: str, doing: str) -> Written:
         condition = {"If-Match": fetched.etag} if fetched.etag else {}
         faults.pause("caldav_before_change")
         faults.reach("caldav_before_change")
         status = self.calendar.put(fetched.href, body, condition, doing, tool_use_id)
-        now = self.calendar.reader.fetch(fetched.href, "reading the event back")
+        now = self.calendar.server.fetch(fetched.href, "reading the event back")
         if now is None:
             raise ToolError("The event was deleted on the server meanwhile; nothing was changed. Tell the user.")
         if status in (412, 409):
             if now.occurrence.last_call == tool_use_id:
                 return self.calendar.made(now, tool_use_id)
-            raise ToolError(changed_on_server(self.calendar.reader.remote_of(now), get_owner(self.calendar.conn).tz))
-        after = overlaps(self.calendar.reader, keys, *span, ignore=fetched.href, own_span=span) if span else []
-        return Written(
-            self.calendar.reader.remote_of(now), clashes=tuple(after), invites=self.calendar.connection.invites
-        )
+            raise ToolError(changed_on_server(self.calendar.server.remote_of(now), get_owner(self.calendar.conn).tz))
+        return Written(self.calendar.server.remote_of(now), invites=self.calendar.connection.invites)
 
     def _editable(self, event_id: int, verb: str) -> Fetched:
         href = href_of(self.calendar.conn, event_id)
         if href is None:
             raise ToolError(f"There is no event with id {event_id}: list_events gives the ids of the events.")
-        fetched = self.calendar.reader.fetch(href, f"reading the event to {verb}")
+        fetched = self.calendar.server.fetch(href, f"reading the event to {verb}")
         if fetched is None:
             raise ToolError(f"Event {event_id} is no longer on the calendar server; nothing was changed.")
         occurrence = fetched.occurrence
@@ -126,7 +108,7 @@ class EventChanges:
     def _same_version(self, fetched: Fetched, etag: str | None) -> None:
         if etag is not None and fetched.etag is not None and etag != fetched.etag:
             raise ToolError(
-                changed_on_server(self.calendar.reader.remote_of(fetched), get_owner(self.calendar.conn).tz)
+                changed_on_server(self.calendar.server.remote_of(fetched), get_owner(self.calendar.conn).tz)
             )
 
 
@@ -146,24 +128,3 @@ def describe(intervals: Sequence[BusyInterval], tz: str) -> str:
         f"{(repr(b.title) if b.title != 'busy' else 'busy time')} ({format_window((b.start, b.end), tz)}; {b.person})"
         for b in intervals
     )
-
-
-def overlaps(
-    reader: CalDAVReader,
-    keys: Sequence[str],
-    start: datetime,
-    end: datetime,
-    *,
-    ignore: str,
-    own_span: tuple[datetime, datetime] | None = None,
-) -> list[BusyInterval]:
-    """Busy intervals overlapping [start, end), less the resource `ignore` itself. After a write,
-    an untitled "busy" of exactly `own_span` is taken as the server's copy of it for an attendee."""
-    found = []
-    for interval in reader.busy(keys, start, end):
-        if interval.href == ignore or not (interval.start < end and interval.end > start):
-            continue
-        if own_span is not None and interval.href is None and (interval.start, interval.end) == own_span:
-            continue
-        found.append(interval)
-    return found
