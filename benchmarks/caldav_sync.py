@@ -29,6 +29,8 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock
 from pathlib import Path
 
+from sqlalchemy import text
+
 from benchmarks.common import Row, Sample, interleaved, print_table, ratio_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -189,7 +191,8 @@ def rows(folder: Path, runs: int, count: int = 10_000) -> list[Row]:
 def fresh_now(conn: object) -> None:
     """As if synced a moment ago: a reader makes no request."""
     conn.execute(  # type: ignore[attr-defined]
-        "UPDATE caldav_connections SET synced_at = :now", {"now": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        text("UPDATE caldav_connections SET synced_at = :now"),
+        {"now": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")},
     )
 
 

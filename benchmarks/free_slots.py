@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sqlite3
 import statistics
 import tempfile
 import time
@@ -29,6 +28,8 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock_time
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+from sqlalchemy import Connection, text
 
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event, events_for
@@ -47,7 +48,7 @@ FIRST = "the first search of 2036-08-25 (1 run)"
 RULES = ("FREQ=WEEKLY;BYDAY=MO", "FREQ=WEEKLY;BYDAY=TU,TH", "FREQ=DAILY", "FREQ=WEEKLY;INTERVAL=2;BYDAY=WE")
 
 
-def build(path: Path, singles: int, series: int) -> tuple[sqlite3.Connection, float]:
+def build(path: Path, singles: int, series: int) -> tuple[Connection, float]:
     """The demo calendar plus `series` repeating events and `singles` single events; and the build time."""
     began = time.perf_counter()
     conn = db.connect(path)
@@ -72,20 +73,21 @@ def build(path: Path, singles: int, series: int) -> tuple[sqlite3.Connection, fl
     for _ in range(singles):
         start = first + timedelta(seconds=int(rng.random() * span) // 900 * 900)
         rows.append((start, start + timedelta(minutes=rng.choice((15, 30, 45, 60, 90, 120)))))
-    text = "%Y-%m-%dT%H:%M:%SZ"
-    with conn:
-        conn.execute("BEGIN")
-        cursor = conn.executemany(
-            "INSERT INTO events (title, start_utc, end_utc) VALUES ('Busy', ?, ?)",
-            [(start.strftime(text), end.strftime(text)) for start, end in rows],
+    form = "%Y-%m-%dT%H:%M:%SZ"
+    with db.transaction(conn):
+        conn.execute(
+            text("INSERT INTO events (title, start_utc, end_utc) VALUES ('Busy', :start, :end)"),
+            [{"start": start.strftime(form), "end": end.strftime(form)} for start, end in rows],
         )
-        del cursor
-        newest = conn.execute("SELECT max(id) FROM events").fetchone()[0]
-        conn.executemany(
-            "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
-            [(event_id, people[event_id % len(people)]) for event_id in range(newest - singles + 1, newest + 1)],
+        newest = conn.execute(text("SELECT max(id) FROM events")).scalar_one()
+        conn.execute(
+            text("INSERT INTO event_attendees (event_id, person_key) VALUES (:event_id, :person)"),
+            [
+                {"event_id": event_id, "person": people[event_id % len(people)]}
+                for event_id in range(newest - singles + 1, newest + 1)
+            ],
         )
-    conn.execute("ANALYZE")
+    conn.execute(text("ANALYZE"))
     return conn, time.perf_counter() - began
 
 
@@ -107,7 +109,7 @@ def timed(action: Callable[[], object], runs: int) -> tuple[float, float, float]
     return statistics.median(figures), min(figures), max(figures)
 
 
-def measure(conn: sqlite3.Connection, runs: int) -> dict[str, tuple[float, float, float]]:
+def measure(conn: Connection, runs: int) -> dict[str, tuple[float, float, float]]:
     tools = CalendarTools(conn, Clock.pinned_at(date(2026, 8, 27), clock_time(9, 0), "Europe/London"))
     far = CalendarTools(conn, Clock.pinned_at(date(2031, 2, 27), clock_time(9, 0), "Europe/London"))
     meeting = (datetime(2026, 9, 1, 16, 0, tzinfo=UTC), datetime(2026, 9, 1, 16, 30, tzinfo=UTC))
@@ -139,7 +141,7 @@ def main() -> None:
         small = measure(demo, options.runs)
         big, built = build(Path(folder) / "big.db", options.singles, options.series)
         large = measure(big, options.runs)
-        count = big.execute("SELECT count(*) FROM events").fetchone()[0]
+        count = big.execute(text("SELECT count(*) FROM events")).scalar_one()
     print(f"big calendar: {count:,} events ({options.series} repeating), built in {built:.1f} s")
     print(
         f"{'figure (ms, median of ' + str(options.runs) + ')':<44} "

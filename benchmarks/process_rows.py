@@ -36,6 +36,8 @@ from benchmarks.conversation import messages_of
 from benchmarks.first_request import FirstRequestServer
 
 ASK_GOAL, STARTUP_GOAL, RESUME_GOAL, IMPORT_GOAL = 0.8, 0.2, 0.100, 1.2
+# A command that opens the database imports SQLAlchemy, the price of one store for SQLite and PostgreSQL (issue 34).
+DATABASE_STARTUP_GOAL = 0.4
 # Times the suite's runs for the rows of whole processes of seconds (`ask`, import): this machine's host runs it
 # at full speed or at about half of it, for seconds to minutes at a time (benchmarks/common.py, `machine_speed`),
 # so one process may run at one speed and the next at the other (the import row's paired runs: 0.82-1.82).
@@ -109,7 +111,8 @@ def startup(folder: Path, demo: Path, conversations_db: Path, runs: int) -> list
             for name, (cpu, wall) in zip(commands, timed, strict=True)
         ]
     *samples, baseline = interleaved_timed(runs, *measures, lambda: timed_process([str(llm), "--help"], cwd=folder))
-    return [compared(name, s, baseline, STARTUP_GOAL) for name, s in zip(commands, samples, strict=True)]
+    goals = [DATABASE_STARTUP_GOAL if "--db" in args else STARTUP_GOAL for args in commands.values()]
+    return [compared(name, s, baseline, goal) for name, s, goal in zip(commands, samples, goals, strict=True)]
 
 
 def build_conversation(folder: Path, demo: Path, entries: int, *, open_end: bool) -> Path:

@@ -251,11 +251,13 @@ def one_run(servers: Servers, workers: int, conversations: int, delay: float) ->
 
 
 def _count(store: str, sql: str) -> int:
+    from sqlalchemy import text
+
     from scheduler_agent.storage import db
 
     conn = db.open_db(store)
     try:
-        return int(conn.execute(sql).fetchone()[0])
+        return int(conn.execute(text(sql)).scalar_one())
     finally:
         conn.close()
 

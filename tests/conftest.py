@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from helpers import demo_clock
 from radicale_server import OWNER_USER, RadicaleServer, ServerProcess, client_for, make_calendars, unique_passwords
+from sqlalchemy import Connection
 
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.storage.db import Connection
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer
 
 # What the run starts, it ends (session_cleanup.py); the PostgreSQL fixtures (pg_fixtures.py); pytester, for

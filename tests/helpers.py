@@ -118,3 +118,13 @@ def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
         return [tuple(row) for row in conn.execute(sql)]
     finally:
         conn.close()
+
+
+def open_in_database(conn: Any) -> bool:
+    """Whether the database holds a transaction open for `conn` (SQLAlchemy's own bookkeeping aside)."""
+    raw: Any = conn.connection.dbapi_connection
+    if conn.dialect.name == "sqlite":
+        return bool(raw.in_transaction)
+    from psycopg.pq import TransactionStatus
+
+    return bool(raw.info.transaction_status != TransactionStatus.IDLE)

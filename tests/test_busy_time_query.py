@@ -17,6 +17,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.backend import SqliteCalendar
 from scheduler_agent.calendar.events import add_event, busy_for, cancel_event, events_for
@@ -121,15 +122,14 @@ END:VCALENDAR
 def plain_events_for(conn: sqlite3.Connection, person: str, start: datetime, end: datetime) -> list[Event]:
     args = {"person": person, "start": f"{start:%Y-%m-%dT%H:%M:%SZ}", "end": f"{end:%Y-%m-%dT%H:%M:%SZ}"}
     found: list[Event] = []
-    for row in conn.execute(PLAIN, args):
-        attendees = tuple(sorted(row["keys"].split(), key=lambda key: (key != "you", key)))
-        if row["rrule"] is None and row["rdates"] == "":
-            start_at, end_at = from_utc_text(row["start_utc"]), from_utc_text(row["end_utc"])
-            found.append(Event(row["id"], row["title"], start_at, end_at, attendees, recurring=False))
+    for row in conn.execute(sql(PLAIN), args):
+        attendees = tuple(sorted(row._mapping["keys"].split(), key=lambda key: (key != "you", key)))
+        if row.rrule is None and row.rdates == "":
+            start_at, end_at = from_utc_text(row.start_utc), from_utc_text(row.end_utc)
+            found.append(Event(row.id, row.title, start_at, end_at, attendees, recurring=False))
             continue
         found += [
-            Event(row["id"], o.title, o.start, o.end, attendees, recurring=True)
-            for o in live_occurrences(row, start, end)
+            Event(row.id, o.title, o.start, o.end, attendees, recurring=True) for o in live_occurrences(row, start, end)
         ]
     return sorted(found, key=lambda event: (event.start, event.id))
 
@@ -139,7 +139,7 @@ def assert_bounds_hold(conn: sqlite3.Connection) -> None:
     from scheduler_agent.calendar import events
 
     def longest(table: str, where: str = "") -> float:
-        rows = conn.execute(f"SELECT start_utc, end_utc FROM {table} {where}").fetchall()
+        rows = conn.execute(sql(f"SELECT start_utc, end_utc FROM {table} {where}")).fetchall()
         lengths = [(from_utc_text(end) - from_utc_text(start)).total_seconds() for start, end in rows]
         return max(lengths, default=0)
 
@@ -297,7 +297,7 @@ def test_busy_for_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
 
 
 # The bounds read as one hour each: below the longest event of `varied`, which lasts three days.
-TOO_SMALL = "SELECT 1.0 / 24, 1.0 / 24"
+TOO_SMALL = sql("SELECT 1.0 / 24, 1.0 / 24")
 
 
 def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(
@@ -331,20 +331,25 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
 
     args = {"person": "priya", "start": "2026-09-01T00:00:00Z", "end": "2026-09-08T00:00:00Z"}
     args |= {"event_lower": "2026-08-20T00:00:00Z", "occurrence_lower": "2026-08-30T00:00:00Z"}
-    indexed, live = events._busy_queries(3)  # busy_for's, for three people
-    for query in (events._INDEXED, events._LIVE, indexed, live):
+    indexed, live = events._busy_queries(3, "sqlite")  # busy_for's, for three people
+    single = events._INDEXED_BY_DIALECT["sqlite"]
+    for query in (single, events._LIVE_BY_DIALECT["sqlite"], indexed, live):
         plan = " / ".join(
             row[3]
-            for row in varied.execute(f"EXPLAIN QUERY PLAN {query}", args | {"p0": "you", "p1": "priya", "p2": "x"})
+            for row in varied.execute(
+                sql(f"EXPLAIN QUERY PLAN {query.text}"), args | {"p0": "you", "p1": "priya", "p2": "x"}
+            )
         )
         assert "SCAN e" not in plan and "SCAN o" not in plan, plan
-        if query in (events._INDEXED, indexed):  # m021's: single events and occurrences by time
+        if query is single or query is indexed:  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
             assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
-    plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {SAME_EVENT}", {"title": "x"} | args))
+    plan = " / ".join(
+        row[3] for row in varied.execute(sql(f"EXPLAIN QUERY PLAN {SAME_EVENT['sqlite'].text}"), {"title": "x"} | args)
+    )
     # the fixture check, without m001's index of every event by time (m036 dropped it)
     assert "SCAN e" not in plan and "events_single_by_time" in plan and "events_repeating" in plan, plan
-    plan = " / ".join(row[3] for row in varied.execute(f"EXPLAIN QUERY PLAN {events._LONGEST}"))
+    plan = " / ".join(row[3] for row in varied.execute(sql(f"EXPLAIN QUERY PLAN {events._LONGEST.text}")))
     # m035's: the longest single event and occurrence, each from the end of an index on its length
     assert "SEARCH events USING INDEX events_single_by_length" in plan, plan
     assert "SEARCH occurrences USING INDEX occurrences_by_length" in plan, plan
@@ -360,17 +365,17 @@ def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_i
 
     written = datetime(2026, 9, 1, tzinfo=UTC)  # each series written again then: the horizon, 2025-08 to 2028-09
     for event_id, components, zone, day_zone in varied.execute(
-        "SELECT event_id, components, zone, day_zone FROM event_series"
+        sql("SELECT event_id, components, zone, day_zone FROM event_series")
     ).fetchall():
         store_series(varied, event_id, components, zone, day_zone, now=written)
-    begins = varied.execute("SELECT min(start_utc) FROM events WHERE rrule IS NOT NULL").fetchone()[0]
+    begins = varied.execute(sql("SELECT min(start_utc) FROM events WHERE rrule IS NOT NULL")).fetchone()[0]
     inside = [window for window in windows() if window[1] < written + timedelta(days=700)]
     assert any(window[0] < from_utc_text(begins) for window in inside)  # windows before a series begins
     people = ["you", *(person.key for person in list_people(varied))]
     for person in people:
         for start, end in inside:
             args = {"person": person, **events._window(varied, start, end)}
-            assert varied.execute(events._LIVE, args).fetchall() == [], (person, start, end)
+            assert varied.execute(events._LIVE_BY_DIALECT["sqlite"], args).fetchall() == [], (person, start, end)
             assert events_for(varied, person, start, end) == plain_events_for(varied, person, start, end)
     week = (datetime(2026, 9, 28, tzinfo=UTC), datetime(2026, 10, 5, tzinfo=UTC))  # before that series begins
     assert "Begins in October (moved before its start)" in [e.title for e in events_for(varied, "priya", *week)]
@@ -396,13 +401,16 @@ def test_a_dense_series_that_begins_inside_the_near_span_is_still_materialised(t
         recurrence=Recurrence("FREQ=HOURLY;BYHOUR=6,7,8,9,10,11,12,13,14,15,16,17,18,19,20;BYMINUTE=0,30"),
     )
     components, zone, day_zone = conn.execute(
-        "SELECT components, zone, day_zone FROM event_series WHERE event_id = ?", (event.id,)
+        sql("SELECT components, zone, day_zone FROM event_series WHERE event_id = :id"), {"id": event.id}
     ).fetchone()
     store_series(conn, event.id, components, zone, day_zone, now=written)
-    stored = conn.execute("SELECT count(*) FROM occurrences WHERE event_id = ?", (event.id,)).fetchone()[0]
+    stored = conn.execute(sql("SELECT count(*) FROM occurrences WHERE event_id = :id"), {"id": event.id}).fetchone()[0]
     assert 8_500 < stored < 20_000
     day = (first + timedelta(days=30), first + timedelta(days=31))
-    assert conn.execute(events._LIVE, {"person": "you", **events._window(conn, *day)}).fetchall() == []
+    assert (
+        conn.execute(events._LIVE_BY_DIALECT["sqlite"], {"person": "you", **events._window(conn, *day)}).fetchall()
+        == []
+    )
     assert [e.title for e in events_for(conn, "you", *day)].count("Half-hourly") == 30
 
 
@@ -416,10 +424,10 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
 
     written = datetime(2026, 9, 1, tzinfo=UTC)
     for event_id, components, zone, day_zone in varied.execute(
-        "SELECT event_id, components, zone, day_zone FROM event_series"
+        sql("SELECT event_id, components, zone, day_zone FROM event_series")
     ).fetchall():
         store_series(varied, event_id, components, zone, day_zone, now=written)
-    latest = varied.execute("SELECT max(start_utc) FROM occurrences").fetchone()[0]
+    latest = varied.execute(sql("SELECT max(start_utc) FROM occurrences")).fetchone()[0]
     assert from_utc_text(latest) < written + timedelta(days=410)  # the write stops at the near span
     people = ["you", *(person.key for person in list_people(varied))]
     week = timedelta(days=7)
@@ -442,7 +450,10 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
         for person in people:
             assert events_for(varied, person, *window) == plain_events_for(varied, person, *window), (person, monday)
             args = {"person": person, **events._window(varied, *window)}
-            assert varied.execute(events._LIVE, args).fetchall() == [], (person, monday)  # read from the index
+            assert varied.execute(events._LIVE_BY_DIALECT["sqlite"], args).fetchall() == [], (
+                person,
+                monday,
+            )  # read from the index
         found = busy_for(varied, people, *window)
         for person in people:
             expected = [(e.id, e.start, e.end) for e in plain_events_for(varied, person, *window)]
@@ -452,7 +463,7 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
                 varied, row, from_utc_text(events._window(varied, *window)["occurrence_lower"]), monday + week
             )
         twice = "SELECT event_id, start_utc FROM occurrences GROUP BY event_id, start_utc HAVING count(*) > 1"
-        assert varied.execute(twice).fetchall() == [], monday
+        assert varied.execute(sql(twice)).fetchall() == [], monday
     assert_bounds_hold(varied)
     assert reached > 10  # the stale rows above were the spans' before a search moved them
 
@@ -463,7 +474,7 @@ def test_m021_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
     shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
     conn = db.connect(path)
     assert db.revision(conn) == HEAD  # m012, m021 and the rest applied on connect
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    names = {row[0] for row in conn.execute(sql("SELECT name FROM sqlite_master WHERE type = 'index'"))}
     assert {"events_single_by_time", "occurrences_by_time_event"} <= names
     assert "occurrences_by_time" not in names
     people = ["you", *(person.key for person in list_people(conn))]

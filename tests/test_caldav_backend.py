@@ -25,6 +25,7 @@ from radicale_server import (
     shared_url,
     vevent,
 )
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
 from scheduler_agent.agent.toolbox import ToolError
@@ -153,7 +154,7 @@ def test_busy_time_another_client_wrote_is_synced_into_the_store_with_titles_for
     assert calendar.staleness(["you", "priya"], TUESDAY_10) == ""
     # both came into the store: with the server gone, the same busy time is read from it, with the line
     radicale.stop()
-    conn.execute("UPDATE caldav_connections SET synced_at = '2026-01-01T00:00:00Z'")
+    conn.execute(sql("UPDATE caldav_connections SET synced_at = '2026-01-01T00:00:00Z'"))
     conn.commit()
     later = RemoteCalendar(backend(conn, radicale))
     assert later.busy(["you", "priya"], *day) == calendar.busy(["you", "priya"], *day)
@@ -208,7 +209,9 @@ def test_a_booking_is_one_event_with_organizer_attendees_and_its_vtimezone(
     note = backend(conn, radicale).invitation_note(["priya", "sam"])
     assert note == "The calendar server will e-mail invitations to Priya Raman <priya@example.com>."
     assert (
-        conn.execute("SELECT tool_use_id FROM caldav_events WHERE href = ?", (written.event.href,)).fetchone()[0]
+        conn.execute(
+            sql("SELECT tool_use_id FROM caldav_events WHERE href = :href"), {"href": written.event.href}
+        ).fetchone()[0]
         == "toolu_01"
     )
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from helpers import on_a_terminal, run_cli
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url
+from sqlalchemy import text as sql
+from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.calendar.caldav.writes import Writer
 from scheduler_agent.storage.db import connect, revision
@@ -199,21 +201,23 @@ def test_no_credential_reaches_any_file_or_output(
             assert secret not in path.read_bytes(), path
     assert outputs
     assert all(radicale.users[OWNER_USER] not in text for text in outputs)
-    assert conn.execute("SELECT password_source FROM caldav_connections").fetchone()[0] == "env:JORDAN_PASSWORD"
+    assert conn.execute(sql("SELECT password_source FROM caldav_connections")).fetchone()[0] == "env:JORDAN_PASSWORD"
     conn.close()
 
 
 def test_the_migrations_add_connections_and_contacts(tmp_path: Path) -> None:
     conn = connect(tmp_path / "fresh.db")
     assert revision(conn) == HEAD  # m017 and m018 among them
-    contact_columns = {row[1] for row in conn.execute("PRAGMA table_info(person_contacts)")}
+    contact_columns = {row[1] for row in conn.execute(sql("PRAGMA table_info(person_contacts)"))}
     assert contact_columns == {"person_key", "email", "caldav_url"}
-    connections = {row[1] for row in conn.execute("PRAGMA table_info(caldav_connections)")}
+    connections = {row[1] for row in conn.execute(sql("PRAGMA table_info(caldav_connections)"))}
     assert not any("password" in column and column != "password_source" for column in connections)
-    with pytest.raises(sqlite3.IntegrityError):  # a connection needs the owner first
+    with pytest.raises(IntegrityError):  # a connection needs the owner first
         conn.execute(
-            "INSERT INTO caldav_connections (person_key, url, username, calendar_url, password_source) "
-            "VALUES ('you', 'http://x/', 'u', 'http://x/c/', 'env:X')"
+            sql(
+                "INSERT INTO caldav_connections (person_key, url, username, calendar_url, password_source) "
+                "VALUES ('you', 'http://x/', 'u', 'http://x/c/', 'env:X')"
+            )
         )
 
 

@@ -17,6 +17,7 @@ import pytest
 from caldav.collection import Calendar
 from helpers import run_cli
 from radicale_server import OWNER_USER, RadicaleServer, client_for, unique_passwords, vevent
+from sqlalchemy import text as sql
 from xandikos_server import XandikosServer
 
 from scheduler_agent.agent.deadline import Deadline
@@ -86,7 +87,7 @@ def db(tmp_path: Path) -> Path:
     conn = connect(path)
     set_owner(conn, "Jordan Lee", TZ, time(9), time(17))
     add_person(conn, "priya", "Priya Raman", TZ, time(9), time(17))
-    conn.execute("UPDATE people SET key = key")  # nothing: the file exists, with its owner
+    conn.execute(sql("UPDATE people SET key = key"))  # nothing: the file exists, with its owner
     from scheduler_agent.calendar.events import add_event
 
     add_event(conn, "Local dentist", TUESDAY_10 + 8 * HALF_HOUR, TUESDAY_10 + 9 * HALF_HOUR, ["you"])
@@ -107,7 +108,7 @@ def connected(db: Path, dav: Dav) -> sqlite3.Connection:
 def age_the_sync(conn: sqlite3.Connection, seconds: int) -> None:
     """As if the last sync was `seconds` ago (a reader syncs first when it is older than 5 s)."""
     then = datetime.now(UTC) - timedelta(seconds=seconds)
-    conn.execute("UPDATE caldav_connections SET synced_at = ?", (then.strftime("%Y-%m-%dT%H:%M:%SZ"),))
+    conn.execute(sql("UPDATE caldav_connections SET synced_at = :p1"), {"p1": then.strftime("%Y-%m-%dT%H:%M:%SZ")})
     conn.commit()
 
 
@@ -135,12 +136,15 @@ def test_connect_syncs_the_calendar_and_says_what_happens_to_local_events(db: Pa
     )
     assert "Bookings: create_event, move_event and cancel_event write to the server" in done.stdout
     conn = connect(db)
-    answer = conn.execute("SELECT scheduling FROM caldav_connections").fetchone()[0]
+    answer = conn.execute(sql("SELECT scheduling FROM caldav_connections")).fetchone()[0]
     assert answer in (0, 1)  # asked once, stored
-    row = conn.execute("SELECT uid, etag, event_id FROM caldav_events").fetchone()
-    assert row["uid"] == "a"
-    assert row["etag"]
-    assert conn.execute("SELECT title FROM events WHERE id = ?", (row["event_id"],)).fetchone()[0] == "Design review"
+    row = conn.execute(sql("SELECT uid, etag, event_id FROM caldav_events")).fetchone()
+    assert row.uid == "a"
+    assert row.etag
+    assert (
+        conn.execute(sql("SELECT title FROM events WHERE id = :event_id"), {"event_id": row.event_id}).fetchone()[0]
+        == "Design review"
+    )
 
     shown = cli(["calendar", "show", "--week", "2027-03-01", "--db", str(db), "--today", TODAY], dav)
     assert shown.returncode == 0, shown.stderr
@@ -164,7 +168,7 @@ def test_connect_syncs_the_calendar_and_says_what_happens_to_local_events(db: Pa
         assert preview.endswith(f". {invitations_text(True, False)}")
     else:
         assert preview.endswith("No invitations will be sent.")  # priya has no e-mail address here
-    assert conn.execute("SELECT scheduling FROM caldav_connections").fetchone()[0] == answer  # not asked again
+    assert conn.execute(sql("SELECT scheduling FROM caldav_connections")).fetchone()[0] == answer  # not asked again
     conn.close()
 
 
@@ -187,7 +191,7 @@ def test_an_event_another_client_adds_is_seen_by_show_and_avoided_by_the_free_sl
     synced = cli(["calendar", "sync", "--db", str(db)], dav)
     assert synced.returncode == 0, synced.stderr
     assert "- 'Added in the app' Tue 2027-03-02 10:00-11:00 (removed)" in synced.stdout
-    assert conn.execute("SELECT count(*) FROM events WHERE title = 'Added in the app'").fetchone()[0] == 0
+    assert conn.execute(sql("SELECT count(*) FROM events WHERE title = 'Added in the app'")).fetchone()[0] == 0
     conn.close()
 
 
@@ -198,7 +202,7 @@ def test_a_booking_a_move_and_a_cancellation_go_to_the_server_and_the_store(db: 
     said = run(tools, "create_event", booking, "toolu_b")
     [event] = dav.events()
     assert str(event["UID"]) == booking_uid("toolu_b")
-    event_id = conn.execute("SELECT event_id FROM caldav_events WHERE tool_use_id = 'toolu_b'").fetchone()[0]
+    event_id = conn.execute(sql("SELECT event_id FROM caldav_events WHERE tool_use_id = 'toolu_b'")).fetchone()[0]
     assert said.endswith(f"Event id: {event_id}.")
     shown = cli(["calendar", "show", "--week", "2027-03-01", "--db", str(db), "--today", TODAY], dav)
     assert "Plan" in shown.stdout
@@ -207,14 +211,16 @@ def test_a_booking_a_move_and_a_cancellation_go_to_the_server_and_the_store(db: 
     assert moved.startswith("Moved 'Plan' from Tue 2027-03-02 11:00-11:30 to Tue 2027-03-02 15:00-15:30")
     [event] = dav.events()
     assert event.decoded("DTSTART").astimezone(UTC) == TUESDAY_10 + timedelta(hours=5)
-    stored = conn.execute("SELECT start_utc FROM events WHERE id = ?", (event_id,)).fetchone()[0]
+    stored = conn.execute(sql("SELECT start_utc FROM events WHERE id = :event_id"), {"event_id": event_id}).fetchone()[
+        0
+    ]
     assert stored == "2027-03-02T15:00:00Z"  # the replica, from the server's answer
 
     cancelled = run(tools, "cancel_event", {"event_id": event_id}, "toolu_x")
     assert cancelled.startswith("Cancelled 'Plan' on Tue 2027-03-02 15:00-15:30")
     [event] = dav.events()
     assert str(event["STATUS"]) == "CANCELLED"
-    assert conn.execute("SELECT count(*) FROM events WHERE title = 'Plan'").fetchone()[0] == 0
+    assert conn.execute(sql("SELECT count(*) FROM events WHERE title = 'Plan'")).fetchone()[0] == 0
     conn.close()
 
 
@@ -224,7 +230,7 @@ def test_a_move_of_an_event_changed_on_the_server_meanwhile_says_what_it_is_now(
     run(
         tools, "create_event", {"with": "priya", "start": "2027-03-02T11:00", "minutes": 30, "title": "Plan"}, "toolu_b"
     )
-    event_id = conn.execute("SELECT event_id FROM caldav_events WHERE tool_use_id = 'toolu_b'").fetchone()[0]
+    event_id = conn.execute(sql("SELECT event_id FROM caldav_events WHERE tool_use_id = 'toolu_b'")).fetchone()[0]
     app_copy = dav.calendar().event_by_uid(booking_uid("toolu_b"))
     app_copy.icalendar_component["SUMMARY"] = "Plan (renamed in the app)"
     app_copy.save()  # within 5 s of the last sync: the replica still has the old ETag
@@ -235,7 +241,7 @@ def test_a_move_of_an_event_changed_on_the_server_meanwhile_says_what_it_is_now(
     assert "'Plan (renamed in the app)' on Tue 2027-03-02 11:00-11:30 (Europe/London)" in str(refused.value)
     [event] = dav.events()
     assert event.decoded("DTSTART").astimezone(UTC) == TUESDAY_10 + 2 * HALF_HOUR
-    title = conn.execute("SELECT title FROM events WHERE id = ?", (event_id,)).fetchone()[0]
+    title = conn.execute(sql("SELECT title FROM events WHERE id = :event_id"), {"event_id": event_id}).fetchone()[0]
     assert title == "Plan (renamed in the app)"  # synced when the server said it changed
     conn.close()
 
@@ -257,7 +263,7 @@ def test_the_server_down_reads_the_replica_and_says_so_in_one_line(db: Path, dav
     assert "'Design review'" in listed  # the replica, and the line saying so, once, at the end
     assert listed.splitlines()[-1] == line
     assert listed.count(line) == 1
-    event_id = conn.execute("SELECT id FROM events WHERE title = 'Design review'").fetchone()[0]
+    event_id = conn.execute(sql("SELECT id FROM events WHERE title = 'Design review'")).fetchone()[0]
     for name, arguments in [
         ("create_event", {"with": "priya", "start": "2027-03-02T11:00", "minutes": 30, "title": "Plan"}),
         ("move_event", {"event_id": event_id, "start": "2027-03-02T15:00"}),
@@ -268,7 +274,7 @@ def test_the_server_down_reads_the_replica_and_says_so_in_one_line(db: Path, dav
         said = str(refused.value).splitlines()
         assert said[0].startswith("The calendar cannot be used: cannot reach the CalDAV server"), said
         assert said[1:] == [line], said  # the checks read the replica: the model is told, as for a read
-    assert conn.execute("SELECT count(*) FROM bookings").fetchone()[0] == 0  # nothing recorded
+    assert conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0] == 0  # nothing recorded
     shown = cli(["calendar", "show", "--week", "2027-03-01", "--db", str(db), "--today", TODAY], dav)
     assert shown.returncode == 0, shown.stderr
     assert "Design review" in shown.stdout
@@ -308,7 +314,7 @@ def test_sync_with_a_token_and_with_the_librarys_fallback_finds_new_changed_and_
     dav.calendar().event_by_uid("b").delete()
     third = sync(conn, connection, dav.password, client=client)
     assert [(c.kind, c.title) for c in third.changes] == [("removed", "Second")]
-    titles = [row[0] for row in conn.execute("SELECT title FROM events ORDER BY title")]
+    titles = [row[0] for row in conn.execute(sql("SELECT title FROM events ORDER BY title"))]
     assert titles == ["Design review (moved)", "Local dentist"]
     conn.close()
 
@@ -350,8 +356,8 @@ def test_a_database_connected_before_m041_syncs_on_first_use_without_doubling_it
     tools = tools_on(conn)
     listed = run(tools, "list_events", {"start": "2027-03-01", "end": "2027-03-07"}, "toolu_l")
     assert listed.count("'Old booking'") == 1
-    assert conn.execute("SELECT count(*) FROM events WHERE title = 'Old booking'").fetchone()[0] == 1
-    assert conn.execute("SELECT count(*) FROM caldav_events").fetchone()[0] == 1  # the same row, linked
+    assert conn.execute(sql("SELECT count(*) FROM events WHERE title = 'Old booking'")).fetchone()[0] == 1
+    assert conn.execute(sql("SELECT count(*) FROM caldav_events")).fetchone()[0] == 1  # the same row, linked
     assert len(dav.events()) == 1
     moved = run(tools, "move_event", {"event_id": 1000001, "start": "2027-03-02T15:00"}, "toolu_m")  # the old id
     assert moved.startswith("Moved 'Old booking' from Tue 2027-03-02 10:00-10:30 to Tue 2027-03-02 15:00-15:30")

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from caldav.collection import Calendar
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for, vevent
+from sqlalchemy import text as sql
+from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.faults import PAUSE_AT_VARIABLE, PAUSE_VARIABLE
@@ -90,10 +92,10 @@ def test_the_calendar_is_chosen_by_the_stored_connection(tmp_path: Path, connect
 def test_the_migration_links_a_call_to_its_remote_resource(tmp_path: Path) -> None:
     conn = connect(tmp_path / "fresh.db")
     assert revision(conn) == HEAD  # m023 among them
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(caldav_bookings)")}
+    columns = {row[1] for row in conn.execute(sql("PRAGMA table_info(caldav_bookings)"))}
     assert columns == {"tool_use_id", "kind", "href", "uid", "etag", "event_id", "written", "created_at"}
-    with pytest.raises(sqlite3.IntegrityError):  # a kind of change the tools make, nothing else
-        conn.execute("INSERT INTO caldav_bookings (tool_use_id, kind, href, uid) VALUES ('t', 'delete', 'h', 'u')")
+    with pytest.raises(IntegrityError):  # a kind of change the tools make, nothing else
+        conn.execute(sql("INSERT INTO caldav_bookings (tool_use_id, kind, href, uid) VALUES ('t', 'delete', 'h', 'u')"))
 
 
 def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_without_one(
@@ -123,7 +125,7 @@ def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_witho
     listed = run(tools, "list_events", {"start": "2027-03-01", "end": "2027-03-07"}, "toolu_l")
     [line, local] = [line for line in listed.splitlines() if line.startswith("- #")]
     event_id = int(line.split()[1][1:])
-    assert event_id == connected_conn.execute("SELECT event_id FROM caldav_events WHERE uid = 'a'").fetchone()[0]
+    assert event_id == connected_conn.execute(sql("SELECT event_id FROM caldav_events WHERE uid = 'a'")).fetchone()[0]
     assert "'Design review' with you" in line
     assert "'Your old local event' with you" in local
     assert "not yours" not in line
@@ -151,20 +153,24 @@ def test_a_booking_through_the_tools_is_one_event_and_a_record_linked_to_it(
     [event] = server_events(radicale)
     assert str(event["UID"]) == booking_uid("toolu_b")
     assert str(event["SUMMARY"]) == "Roadmap"
-    event_id = connected_conn.execute("SELECT event_id FROM caldav_events WHERE tool_use_id = 'toolu_b'").fetchone()[0]
+    event_id = connected_conn.execute(
+        sql("SELECT event_id FROM caldav_events WHERE tool_use_id = 'toolu_b'")
+    ).fetchone()[0]
     assert said == (
         f"Booked 'Roadmap' on Tue 2027-03-02 14:00-14:30 (Europe/London) for you (Jordan Lee) and Priya Raman (priya). "
         f"Event id: {event_id}."
     )  # the local calendar's text, a local id
-    link = connected_conn.execute("SELECT * FROM caldav_bookings WHERE tool_use_id = 'toolu_b'").fetchone()
-    assert link["href"] == f"{calendar_url(radicale, OWNER_USER, 'work')}{booking_uid('toolu_b')}.ics"
-    resource = connected_conn.execute("SELECT id FROM caldav_events WHERE tool_use_id = 'toolu_b'").fetchone()[0]
-    assert (link["uid"], link["event_id"], link["written"], link["kind"]) == (
+    link = connected_conn.execute(sql("SELECT * FROM caldav_bookings WHERE tool_use_id = 'toolu_b'")).fetchone()
+    assert link.href == f"{calendar_url(radicale, OWNER_USER, 'work')}{booking_uid('toolu_b')}.ics"
+    resource = connected_conn.execute(sql("SELECT id FROM caldav_events WHERE tool_use_id = 'toolu_b'")).fetchone()[0]
+    assert (link.uid, link.event_id, link.written, link.kind) == (
         booking_uid("toolu_b"), resource, 1, "create_event"
     )  # fmt: skip
-    assert link["etag"]
-    assert link["etag"] == client_for(radicale, OWNER_USER).request(link["href"]).headers["ETag"]
-    recorded = connected_conn.execute("SELECT event_id, result FROM bookings WHERE tool_use_id = 'toolu_b'").fetchone()
+    assert link.etag
+    assert link.etag == client_for(radicale, OWNER_USER).request(link.href).headers["ETag"]
+    recorded = connected_conn.execute(
+        sql("SELECT event_id, result FROM bookings WHERE tool_use_id = 'toolu_b'")
+    ).fetchone()
     assert tuple(recorded) == (None, said)  # no local event: the id is in the link
     assert tools.side_effect_of("create_event", "toolu_b") == f"The booking was made: {said} Do not book it again."
 
@@ -193,7 +199,7 @@ def test_move_and_cancel_through_the_tools(connected_conn: sqlite3.Connection, r
     run(
         tools, "create_event", {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Plan"}, "toolu_b"
     )
-    event_id = connected_conn.execute("SELECT event_id FROM caldav_events").fetchone()[0]
+    event_id = connected_conn.execute(sql("SELECT event_id FROM caldav_events")).fetchone()[0]
     moved = run(tools, "move_event", {"event_id": event_id, "start": "2027-03-02T15:00"}, "toolu_m")
     assert moved.startswith(
         "Moved 'Plan' from Tue 2027-03-02 14:00-14:30 to Tue 2027-03-02 15:00-15:30 (Europe/London)"
@@ -215,7 +221,7 @@ def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
     """The event changes on the server after the tool read it and before it writes: nothing is moved."""
     booking = {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Plan"}
     run(tools_on(connected_conn), "create_event", booking, "toolu_b")
-    event_id = connected_conn.execute("SELECT event_id FROM caldav_events").fetchone()[0]
+    event_id = connected_conn.execute(sql("SELECT event_id FROM caldav_events")).fetchone()[0]
     monkeypatch.setenv(PAUSE_AT_VARIABLE, "between_check_and_insert")
     monkeypatch.setenv(PAUSE_VARIABLE, "1.5")
     outcome: list[object] = []
@@ -241,7 +247,7 @@ def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
     assert "'Plan (renamed in the app)' on Tue 2027-03-02 14:00-14:30 (Europe/London)" in str(failure)
     [event] = server_events(radicale)
     assert event.decoded("DTSTART").astimezone(UTC) == TUESDAY_10 + timedelta(hours=4)
-    assert connected_conn.execute("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_m'").fetchone()[0] == 0
+    assert connected_conn.execute(sql("SELECT count(*) FROM bookings WHERE tool_use_id = 'toolu_m'")).fetchone()[0] == 0
 
 
 def test_calendar_show_of_a_person_syncs_their_shared_calendar_into_the_store_first(
@@ -260,7 +266,7 @@ def test_calendar_show_of_a_person_syncs_their_shared_calendar_into_the_store_fi
     busy = [(i["title"], i["start"], i["end"]) for i in json.loads(shown.stdout)["busy"]]
     assert busy == [("busy", "2027-03-02T10:30:00+00:00", "2027-03-02T11:30:00+00:00")]  # free-busy: no title
     stored = connected_conn.execute(
-        "SELECT count(*) FROM event_sources WHERE person_key = 'priya' AND origin = 'caldav-busy'"
+        sql("SELECT count(*) FROM event_sources WHERE person_key = 'priya' AND origin = 'caldav-busy'")
     ).fetchone()[0]
     assert stored == 1  # in the store, where every reader finds it
 
@@ -286,4 +292,4 @@ def test_the_server_gone_mid_turn_is_an_actionable_error_for_the_model(
         "Your calendar server: never synced; 127.0.0.1 unreachable; busy time is as of then. "
         "Shared calendars: Priya Raman: never synced; 127.0.0.1 unreachable; their busy time is as of then."
     )
-    assert connected_conn.execute("SELECT count(*) FROM bookings").fetchone()[0] == 0
+    assert connected_conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0] == 0

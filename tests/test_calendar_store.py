@@ -11,6 +11,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from helpers import open_in_database
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
+from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.calendar.events import add_event, event_records, events_for, get_event
 from scheduler_agent.calendar.fixtures import demo_fixture, export_fixture, load_fixture, seed_demo
@@ -28,7 +32,6 @@ from scheduler_agent.calendar.types import (
 )
 from scheduler_agent.cli.options import default_db_path
 from scheduler_agent.storage import db
-from scheduler_agent.storage.db import Connection
 from scheduler_agent.storage.migrations import HEAD
 
 NINE, FIVE = time(9), time(17)
@@ -57,8 +60,8 @@ def test_migrations_are_applied_once_and_recorded(tmp_path: Path) -> None:
 
     again = db.connect(path)
     db.migrate(path)  # nothing left to apply: still the head, one row
-    assert [tuple(row) for row in again.execute("SELECT version_num FROM alembic_version")] == [(HEAD,)]
-    tables = {row[0] for row in again.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert [tuple(row) for row in again.execute(sql("SELECT version_num FROM alembic_version"))] == [(HEAD,)]
+    tables = {row[0] for row in again.execute(sql("SELECT name FROM sqlite_master WHERE type = 'table'"))}
     assert {"people", "events", "event_attendees", "alembic_version"} <= tables
 
 
@@ -69,16 +72,17 @@ def test_a_new_migration_is_applied_on_the_next_connect(tmp_path: Path) -> None:
     old.close()
     conn = db.connect(path)
     assert db.revision(conn) == HEAD
-    indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    indexes = {row[0] for row in conn.execute(sql("SELECT name FROM sqlite_master WHERE type = 'index'"))}
     assert "events_by_time" not in indexes  # m036 dropped it
 
 
 def test_connection_settings(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "calendar.db")
-    assert conn.isolation_level is None
-    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+    assert conn.connection.dbapi_connection.isolation_level is None  # SQLAlchemy's begin event says BEGIN
+    assert conn.execute(sql("PRAGMA synchronous")).fetchone()[0] == 1  # NORMAL
+    assert conn.execute(sql("PRAGMA foreign_keys")).fetchone()[0] == 1
+    assert conn.execute(sql("PRAGMA journal_mode")).fetchone()[0] == "wal"
+    assert conn.execute(sql("PRAGMA busy_timeout")).fetchone()[0] == 5000
 
 
 def test_open_db_defaults_to_the_users_data_directory() -> None:
@@ -91,36 +95,42 @@ def test_open_db_defaults_to_the_users_data_directory() -> None:
 def test_transaction_commits_or_rolls_back(empty_conn: sqlite3.Connection) -> None:
     with db.transaction(empty_conn):
         empty_conn.execute(
-            "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')"
+            sql("INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
         )
     with pytest.raises(RuntimeError), db.transaction(empty_conn):
         empty_conn.execute(
-            "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', '09:00', '17:00')"
+            sql("INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', '09:00', '17:00')")
         )
         raise RuntimeError("boom")
-    assert [row[0] for row in empty_conn.execute("SELECT key FROM people")] == ["a"]
-    assert not empty_conn.in_transaction
+    assert [row[0] for row in empty_conn.execute(sql("SELECT key FROM people"))] == ["a"]
+    assert not open_in_database(empty_conn)
 
 
 def test_a_nested_transaction_rolls_back_only_its_own_part(empty_conn: sqlite3.Connection) -> None:
     with db.transaction(empty_conn):
         empty_conn.execute(
-            "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')"
+            sql("INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
         )
         with pytest.raises(RuntimeError), db.transaction(empty_conn):
             empty_conn.execute(
-                "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', '09:00', '17:00')"
+                sql(
+                    "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('b', 'B', 'UTC', "
+                    "'09:00', '17:00')"
+                )
             )
             raise RuntimeError("boom")
-    assert [row[0] for row in empty_conn.execute("SELECT key FROM people")] == ["a"]
+    assert [row[0] for row in empty_conn.execute(sql("SELECT key FROM people"))] == ["a"]
 
 
 def test_foreign_keys_are_enforced(empty_conn: sqlite3.Connection) -> None:
     empty_conn.execute(
-        "INSERT INTO events (title, start_utc, end_utc) VALUES ('x', '2026-01-01T09:00:00Z', '2026-01-01T10:00:00Z')"
+        sql(
+            "INSERT INTO events (title, start_utc, end_utc) "
+            "VALUES ('x', '2026-01-01T09:00:00Z', '2026-01-01T10:00:00Z')"
+        )
     )
-    with pytest.raises(sqlite3.IntegrityError):
-        empty_conn.execute("INSERT INTO event_attendees VALUES (1, 'nobody')")
+    with pytest.raises(IntegrityError):
+        empty_conn.execute(sql("INSERT INTO event_attendees VALUES (1, 'nobody')"))
 
 
 # --- people -------------------------------------------------------------------------------
@@ -217,7 +227,7 @@ def test_add_event_and_events_for_overlap(empty_conn: sqlite3.Connection) -> Non
     event = add_event(empty_conn, "Design review", utc("2026-08-31T09:00"), utc("2026-08-31T10:00"), ["priya", "you"])
     assert event.attendees == ("you", "priya")
     assert get_event(empty_conn, event.id) == event
-    row = empty_conn.execute("SELECT start_utc, end_utc FROM events WHERE id = ?", (event.id,)).fetchone()
+    row = empty_conn.execute(sql("SELECT start_utc, end_utc FROM events WHERE id = :id"), {"id": event.id}).fetchone()
     assert tuple(row) == ("2026-08-31T09:00:00Z", "2026-08-31T10:00:00Z")
 
     def ids(person: str, start: str, end: str) -> list[int]:
@@ -244,7 +254,7 @@ def test_add_event_refuses_bad_values(
     set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match=expected.replace("(", r"\(").replace(")", r"\)")):
         add_event(empty_conn, title, utc(start), utc(end), attendees)
-    assert empty_conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+    assert empty_conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0] == 0
 
 
 # --- fixtures -----------------------------------------------------------------------------
@@ -252,7 +262,8 @@ def test_add_event_refuses_bad_values(
 
 def counts(conn: sqlite3.Connection) -> tuple[int, ...]:
     return tuple(
-        conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("people", "events", "event_attendees")
+        conn.execute(sql(f"SELECT count(*) FROM {table}")).fetchone()[0]
+        for table in ("people", "events", "event_attendees")
     )
 
 
@@ -267,7 +278,7 @@ def test_seed_demo_is_idempotent(empty_conn: sqlite3.Connection) -> None:
 def test_seed_demo_adds_back_only_what_is_missing(empty_conn: sqlite3.Connection) -> None:
     seed_demo(empty_conn)
     before = counts(empty_conn)
-    empty_conn.execute("DELETE FROM events WHERE id = 1")
+    empty_conn.execute(sql("DELETE FROM events WHERE id = 1"))
     assert seed_demo(empty_conn) == 1
     assert counts(empty_conn) == before
 

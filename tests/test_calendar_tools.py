@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from helpers import demo_clock
+from helpers import demo_clock, open_in_database
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import MAX_RESULT_CHARS, ToolError, answer_call
@@ -20,7 +22,6 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.people import add_person
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.storage.db import Connection
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ KNOWN = "Known people: aiko (Aiko Tanaka), marco (Marco Rossi), priya (Priya Ram
 
 
 def event_count(conn: sqlite3.Connection) -> int:
-    count: int = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    count: int = conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
     return count
 
 
@@ -119,17 +120,19 @@ def test_create_event_books_and_stores_the_event(tools: CalendarTools, demo_conn
         "Booked 'Meeting with Priya Raman' on Mon 2026-08-31 14:00-14:30 (Europe/London) "
         f"for you (Jordan Lee) and Priya Raman (priya). Event id: {before + 1}."
     )
-    row = demo_conn.execute("SELECT * FROM events WHERE id = ?", (before + 1,)).fetchone()
-    assert (row["title"], row["start_utc"], row["end_utc"]) == (
+    row = demo_conn.execute(sql("SELECT * FROM events WHERE id = :p1"), {"p1": before + 1}).fetchone()
+    assert (row.title, row.start_utc, row.end_utc) == (
         "Meeting with Priya Raman",
         "2026-08-31T13:00:00Z",
         "2026-08-31T13:30:00Z",
     )
-    attendees = demo_conn.execute("SELECT person_key FROM event_attendees WHERE event_id = ? ORDER BY 1", (row["id"],))
+    attendees = demo_conn.execute(
+        sql("SELECT person_key FROM event_attendees WHERE event_id = :id ORDER BY 1"), {"id": row.id}
+    )
     assert [r[0] for r in attendees] == ["priya", "you"]
     # The booked half hour is gone from the free windows.
     assert "- Mon 2026-08-31 14:30-15:00" in tools.find_free_slots("priya", "2026-08-31")
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
 
 
 @pytest.mark.parametrize(
@@ -164,7 +167,7 @@ def test_a_conflict_names_the_event_and_the_free_windows_that_day(
         "again with a start inside a free window."
     )
     assert event_count(demo_conn) == before
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
 
 
 def test_a_conflict_on_a_day_without_windows_gives_the_weeks(tools: CalendarTools) -> None:
@@ -203,9 +206,9 @@ def test_booking_twice_in_the_same_slot_is_refused_the_second_time(tools: Calend
 
 
 def owner_only(conn: sqlite3.Connection) -> None:
-    conn.execute("DELETE FROM event_attendees")
-    conn.execute("DELETE FROM events")
-    conn.execute("DELETE FROM people WHERE key <> 'you'")
+    conn.execute(sql("DELETE FROM event_attendees"))
+    conn.execute(sql("DELETE FROM events"))
+    conn.execute(sql("DELETE FROM people WHERE key <> 'you'"))
 
 
 def add_alexes(conn: sqlite3.Connection) -> None:
@@ -224,7 +227,7 @@ def book_priyas_week(conn: sqlite3.Connection) -> None:
 
 def no_owner(conn: sqlite3.Connection) -> None:
     owner_only(conn)
-    conn.execute("DELETE FROM people")
+    conn.execute(sql("DELETE FROM people"))
 
 
 def nothing(conn: sqlite3.Connection) -> None:
@@ -480,7 +483,7 @@ def test_every_error_names_the_bad_value_and_the_next_step(demo_conn: sqlite3.Co
         assert part in text
     assert "\n" not in text  # one paragraph the model reads at once
     assert event_count(demo_conn) == before
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
 
 
 def test_an_error_reaches_the_model_as_is_error(tools: CalendarTools) -> None:

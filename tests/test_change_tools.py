@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, answer_call, run_call
@@ -21,7 +23,6 @@ from scheduler_agent.calendar.events import add_event, events_for, get_record
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import ImportedEvent, Recurrence
-from scheduler_agent.storage.db import Connection
 
 
 @pytest.fixture
@@ -57,16 +58,20 @@ def imported(conn: sqlite3.Connection, title: str) -> int:
     """An event imported for the owner from someone else's file (read-only to the tools)."""
     begins = datetime(2026, 9, 3, 15, 0, tzinfo=UTC)
     import_events(conn, "you", [ImportedEvent("uid-1@elsewhere", None, title, begins, begins.replace(hour=16), None)])
-    return int(conn.execute("SELECT event_id FROM event_sources").fetchone()[0])
+    return int(conn.execute(sql("SELECT event_id FROM event_sources")).fetchone()[0])
 
 
 def span(conn: sqlite3.Connection, event_id: int) -> tuple[str, str] | None:
-    row = conn.execute("SELECT start_utc, end_utc FROM events WHERE id = ?", (event_id,)).fetchone()
+    row = conn.execute(
+        sql("SELECT start_utc, end_utc FROM events WHERE id = :event_id"), {"event_id": event_id}
+    ).fetchone()
     return None if row is None else (row[0], row[1])
 
 
 def records(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    return [tuple(row) for row in conn.execute("SELECT tool_use_id, kind, event_id FROM bookings ORDER BY tool_use_id")]
+    return [
+        tuple(row) for row in conn.execute(sql("SELECT tool_use_id, kind, event_id FROM bookings ORDER BY tool_use_id"))
+    ]
 
 
 # --- every error path: the text says what is wrong and what to do; nothing changes ---------------
@@ -90,11 +95,11 @@ MOVE_ERRORS = [
 
 @pytest.mark.parametrize(("arguments", "expected"), MOVE_ERRORS, ids=[e[1][:40] for e in MOVE_ERRORS])
 def test_move_event_errors(tools: CalendarTools, demo_conn: sqlite3.Connection, arguments: JSON, expected: str) -> None:
-    before = demo_conn.execute("SELECT id, start_utc, end_utc, exdates FROM events ORDER BY id").fetchall()
+    before = demo_conn.execute(sql("SELECT id, start_utc, end_utc, exdates FROM events ORDER BY id")).fetchall()
     block = answer_call(tools, call("toolu_m", "move_event", arguments))
     assert block["is_error"] is True
     assert expected in block["content"]
-    assert demo_conn.execute("SELECT id, start_utc, end_utc, exdates FROM events ORDER BY id").fetchall() == before
+    assert demo_conn.execute(sql("SELECT id, start_utc, end_utc, exdates FROM events ORDER BY id")).fetchall() == before
     assert records(demo_conn) == []
 
 
@@ -136,11 +141,11 @@ CANCEL_ERRORS = [
 def test_cancel_event_errors(
     tools: CalendarTools, demo_conn: sqlite3.Connection, arguments: JSON, expected: str
 ) -> None:
-    count = demo_conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    count = demo_conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
     block = answer_call(tools, call("toolu_c", "cancel_event", arguments))
     assert block["is_error"] is True
     assert expected in block["content"]
-    assert demo_conn.execute("SELECT count(*) FROM events").fetchone()[0] == count
+    assert demo_conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0] == count
     assert records(demo_conn) == []
 
 

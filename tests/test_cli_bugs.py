@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,6 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers import rows
+from sqlalchemy import text as sql
+from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.cli import app
@@ -257,9 +258,9 @@ def test_migration_m008_adds_the_turn_stop_to_a_database_made_before_it(tmp_path
     path = tmp_path / "old.db"
     conn = db.connect(path, to="m007")
     conn.execute(
-        "INSERT INTO conversations (model, max_tokens, system, tools, started_on) VALUES ('m', 1, 's', '[]', 'd')"
+        sql("INSERT INTO conversations (model, max_tokens, system, tools, started_on) VALUES ('m', 1, 's', '[]', 'd')")
     )
-    conn.execute('INSERT INTO entries VALUES (1, 0, \'user\', \'[{"type":"text","text":"hi"}]\')')
+    conn.execute(sql('INSERT INTO entries VALUES (1, 0, \'user\', \'[{"type":"text","text":"hi"}]\')'))
     conn.close()
     migrated = db.connect(path)
     assert db.revision(migrated) == HEAD
@@ -267,8 +268,8 @@ def test_migration_m008_adds_the_turn_stop_to_a_database_made_before_it(tmp_path
     assert listing.summaries(migrated)[0].state == "waiting"
     conversations.set_stop(migrated, 1, "bound")
     assert listing.summaries(migrated)[0].state == "stopped"
-    with pytest.raises(sqlite3.IntegrityError):
-        migrated.execute("UPDATE conversations SET last_stop = 'nonsense'")
+    with pytest.raises(IntegrityError):
+        migrated.execute(sql("UPDATE conversations SET last_stop = 'nonsense'"))
 
 
 def test_ask_json_when_the_api_is_unavailable_still_prints_one_object(demo_db: Path, api: Serve) -> None:

@@ -142,9 +142,7 @@ NOT_FOR_SHOW = [
     "scheduler_agent.cli.render",
     "scheduler_agent.agent.events",
     "scheduler_agent.grammar",
-    "importlib.resources",  # the tool definitions: for the model only
-    "traceback",  # a bug's traceback, written only when there is one
-    "hashlib",  # a booking's input hash, a series' parse key: `show` makes neither
+    # importlib.resources, traceback and hashlib: SQLAlchemy, which opens the database, imports them (issue 34)
     "anthropic",
     "httpx",
     "icalendar",
@@ -161,8 +159,6 @@ NOT_FOR_LIST = [
     "scheduler_agent.agent.toolbox",
     "scheduler_agent.api",
     "webbrowser",
-    "traceback",
-    "hashlib",
     "anthropic",
     "httpx",
 ]

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text as sql
+
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.storage.db import connect
 
@@ -84,7 +86,9 @@ def test_two_processes_booking_overlapping_slots_one_wins(tmp_path: Path) -> Non
     # The winner booked; the loser got one actionable line naming the winner's event.
     conn = connect(db)
     [(event_id, title)] = conn.execute(
-        "SELECT id, title FROM events WHERE start_utc < '2026-08-31T13:45:00Z' AND end_utc > '2026-08-31T13:00:00Z'"
+        sql(
+            "SELECT id, title FROM events WHERE start_utc < '2026-08-31T13:45:00Z' AND end_utc > '2026-08-31T13:00:00Z'"
+        )
     ).fetchall()
     assert title == winner
     out, err = done[winner]
@@ -114,5 +118,5 @@ def marks_of(path: Path) -> dict[str, Any]:
 
 
 def no_other_bookings(conn: sqlite3.Connection) -> bool:
-    count: int = conn.execute("SELECT count(*) FROM bookings").fetchone()[0]
+    count: int = conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0]
     return count == 0  # the CLI keeps no record

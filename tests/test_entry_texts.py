@@ -6,6 +6,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text as sql
+
 from scheduler_agent.agent.request import encode, encode_text
 from scheduler_agent.grammar.check import IncrementalChecker, check
 from scheduler_agent.session.entry_texts import EntryTexts, content_text
@@ -126,8 +128,8 @@ def test_the_journal_stores_the_same_rows_from_the_texts(tmp_path: Path) -> None
 
 
 def stored_rows(conn: sqlite3.Connection, cid: int) -> list[tuple[str, str, int]]:
-    query = "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position"
-    return [tuple(row) for row in conn.execute(query, (cid,))]  # type: ignore[misc]
+    query = sql("SELECT role, content, size FROM entries WHERE conversation_id = :cid ORDER BY position")
+    return [tuple(row) for row in conn.execute(query, {"cid": cid})]  # type: ignore[misc]
 
 
 def test_read_from_names_where_a_reader_must_read_again() -> None:

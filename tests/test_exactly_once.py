@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import demo_clock
+from helpers import demo_clock, open_in_database
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline, DeadlineExceeded
@@ -24,7 +26,7 @@ from scheduler_agent.calendar.clock import Clock
 from scheduler_agent.calendar.events import cancel_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
-from scheduler_agent.storage.db import Connection, connect
+from scheduler_agent.storage.db import connect
 
 
 @pytest.fixture
@@ -42,11 +44,11 @@ def call(tool_use_id: str, name: str = "create_event", arguments: Mapping[str, A
 
 
 def roadmaps(conn: sqlite3.Connection) -> list[int]:
-    return [row[0] for row in conn.execute("SELECT id FROM events WHERE title = 'Roadmap'")]
+    return [row[0] for row in conn.execute(sql("SELECT id FROM events WHERE title = 'Roadmap'"))]
 
 
 def bookings(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    return [tuple(row) for row in conn.execute("SELECT tool_use_id, event_id, result FROM bookings")]
+    return [tuple(row) for row in conn.execute(sql("SELECT tool_use_id, event_id, result FROM bookings"))]
 
 
 # --- the same call twice books once --------------------------------------------------------
@@ -96,7 +98,12 @@ def test_a_cancelled_booking_is_still_not_made_again(tools: CalendarTools, demo_
     [event_id] = roadmaps(demo_conn)
     cancelled = cancel_event(demo_conn, event_id)
     assert cancelled.title == "Roadmap"
-    assert demo_conn.execute("SELECT count(*) FROM event_attendees WHERE event_id = ?", (event_id,)).fetchone()[0] == 0
+    assert (
+        demo_conn.execute(
+            sql("SELECT count(*) FROM event_attendees WHERE event_id = :event_id"), {"event_id": event_id}
+        ).fetchone()[0]
+        == 0
+    )
     assert bookings(demo_conn) == [("toolu_a", None, first["content"])]  # ON DELETE SET NULL
     assert answer_call(tools, call("toolu_a")) == first
     assert roadmaps(demo_conn) == []
@@ -129,7 +136,7 @@ def test_deadline() -> None:
 
 
 def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
-    before = demo_conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    before = demo_conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
     outcome = run_call(tools, call("toolu_a"), Deadline.after(0))
     assert outcome.status is CallStatus.TIMED_OUT
     assert outcome.block == {
@@ -142,9 +149,9 @@ def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, dem
             "the calendar is not responding."
         ),
     }
-    assert demo_conn.execute("SELECT count(*) FROM events").fetchone()[0] == before
+    assert demo_conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0] == before
     assert bookings(demo_conn) == []
-    assert not demo_conn.in_transaction
+    assert not open_in_database(demo_conn)
     # The same call, run again in time, books.
     assert "is_error" not in answer_call(tools, call("toolu_a"))
     assert len(roadmaps(demo_conn)) == 1

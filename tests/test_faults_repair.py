@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from sqlalchemy import text as sql
 
 from scheduler_agent.cli import app
 from scheduler_agent.grammar.check import check
@@ -93,7 +94,10 @@ def test_a_wedged_list_is_named_repaired_and_goes_on(
     [(_, changes)] = conversations.repairs(conn, cid)
     assert changes
     assert (
-        json.loads(conn.execute("SELECT before FROM repairs WHERE conversation_id = ?", (cid,)).fetchone()[0]) == before
+        json.loads(
+            conn.execute(sql("SELECT before FROM repairs WHERE conversation_id = :cid"), {"cid": cid}).fetchone()[0]
+        )
+        == before
     )
 
     goes_on = invoke("ask", "go on", "--cid", str(cid), "--db", str(demo_db), "--yes")

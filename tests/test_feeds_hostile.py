@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import text as sql
 from test_ics import ics
 
 from scheduler_agent.calendar import feeds
@@ -205,8 +206,8 @@ def test_the_flags_are_kept_with_the_feed_and_apply_at_every_refresh(
     _, listed, _ = invoke("feeds", "--db", str(demo_db))
     assert "  --allow-http --allow-private  " in listed
     conn = db.connect(demo_db)
-    with conn:
-        conn.execute("UPDATE feeds SET allow_private = 0")
+    with db.transaction(conn):
+        conn.execute(sql("UPDATE feeds SET allow_private = 0"))
     conn.close()
     _, out, _ = invoke("feeds", "--refresh", "--db", str(demo_db))
     assert "failed: refused: the feed's address goes to 127.0.0.1, a loopback address" in out
@@ -336,8 +337,8 @@ def test_a_refresh_names_each_skipped_event_and_the_list_shows_them(
 def point_at(path: Path, url: str) -> None:
     """The subscribed feed's server now answers at `url` (as a server may answer anything at any refresh)."""
     conn = db.connect(path)
-    with conn:
-        conn.execute("UPDATE feeds SET url = ?, etag = NULL", (url,))
+    with db.transaction(conn):
+        conn.execute(sql("UPDATE feeds SET url = :url, etag = NULL"), {"url": url})
     conn.close()
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import text as sql
 from test_feeds import Feed, feed_server
 from test_ics import ics
 
@@ -44,8 +45,8 @@ def subscribed(demo_db: Path, url: str, state: Feed) -> None:
     )
     assert result.exit_code == 0, result.output
     conn = db.connect(demo_db)
-    with conn:
-        conn.execute("UPDATE feeds SET fetched_at = '2026-01-01T00:00:00Z'")  # long due for a refresh
+    with db.transaction(conn):
+        conn.execute(sql("UPDATE feeds SET fetched_at = '2026-01-01T00:00:00Z'"))  # long due for a refresh
     conn.close()
 
 

@@ -15,6 +15,7 @@ import icalendar
 import pytest
 from click.testing import CliRunner, Result
 from helpers import demo_clock
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.clock import Clock
@@ -75,7 +76,7 @@ def busy(path: Path, person: str, first: str, last: str) -> list[tuple[str, str,
 def event_count(path: Path) -> int:
     conn = connect(path)
     try:
-        count: int = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+        count: int = conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
         return count
     finally:
         conn.close()
@@ -496,7 +497,7 @@ def test_seeding_the_demo_is_unchanged_by_all_this(tmp_path: Path) -> None:
     conn = connect(tmp_path / "demo.db")
     seed_demo(conn)
     row = conn.execute(
-        "SELECT count(*), count(tz), sum(all_day), count(rrule), sum(rdates <> ''), sum(exdates <> '') FROM events"
+        sql("SELECT count(*), count(tz), sum(all_day), count(rrule), sum(rdates <> ''), sum(exdates <> '') FROM events")
     ).fetchone()
     conn.close()
     assert tuple(row) == (28, 0, 0, 0, 0, 0)

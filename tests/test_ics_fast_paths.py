@@ -7,6 +7,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.events import recurrence_columns
 from scheduler_agent.calendar.ics.importing import import_file
@@ -193,8 +194,10 @@ def test_an_override_of_a_single_event_is_stored_as_the_event_itself(demo_db: Pa
     conn = db.connect(demo_db)
     assert "1 new" in import_file(conn, file, "priya")
     rows = conn.execute(
-        "SELECT e.title, e.start_utc, s.recurrence_id FROM events e JOIN event_sources s ON s.event_id = e.id "
-        "WHERE s.uid = 'single@t'"
+        sql(
+            "SELECT e.title, e.start_utc, s.recurrence_id FROM events e JOIN event_sources s ON s.event_id = e.id "
+            "WHERE s.uid = 'single@t'"
+        )
     ).fetchall()
     assert [tuple(row) for row in rows] == [("Moved", "2026-10-05T11:00:00Z", "")]
     assert "1 already there" in import_file(conn, file, "priya")  # found again under that same key
@@ -217,8 +220,10 @@ def test_an_event_with_only_exdates_is_stored_as_one_that_does_not_repeat(demo_d
     conn = db.connect(demo_db)
     assert "Imported 2 events (0 recurring)" in import_file(conn, file, "priya")
     rows = conn.execute(
-        "SELECT s.uid, e.rrule, e.rdates, e.exdates FROM events e JOIN event_sources s ON s.event_id = e.id "
-        "WHERE s.uid IN ('ex@t', 'plain@t') ORDER BY s.uid"
+        sql(
+            "SELECT s.uid, e.rrule, e.rdates, e.exdates FROM events e JOIN event_sources s ON s.event_id = e.id "
+            "WHERE s.uid IN ('ex@t', 'plain@t') ORDER BY s.uid"
+        )
     ).fetchall()
     # EXDATEs alone do not make an event repeat (checked_row stores it as add_event does): both rows alike
     assert [tuple(row) for row in rows] == [("ex@t", None, "", ""), ("plain@t", None, "", "")]

@@ -8,6 +8,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
+from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.calendar import events
 from scheduler_agent.calendar.events import add_event, events_for
@@ -15,15 +18,14 @@ from scheduler_agent.calendar.fixtures import demo_fixture, load_fixture, seed_d
 from scheduler_agent.calendar.recurrence import digest, series_text
 from scheduler_agent.calendar.types import Recurrence, to_utc_text
 from scheduler_agent.storage import db, migrations
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.storage.migrations import HEAD
 
 
 def old_people(conn: sqlite3.Connection) -> None:
     """The owner and Priya as the schema before m012 stores people (later columns did not exist yet)."""
-    with conn:
-        conn.execute("INSERT INTO people VALUES ('you', 'Jordan Lee', 'Europe/London', '09:00', '17:00')")
-        conn.execute("INSERT INTO people VALUES ('priya', 'Priya Raman', 'Europe/London', '09:00', '17:00')")
+    with db.transaction(conn):
+        conn.execute(sql("INSERT INTO people VALUES ('you', 'Jordan Lee', 'Europe/London', '09:00', '17:00')"))
+        conn.execute(sql("INSERT INTO people VALUES ('priya', 'Priya Raman', 'Europe/London', '09:00', '17:00')"))
 
 
 BEFORE_M012 = "m010"  # the revision before m012_series
@@ -33,18 +35,25 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(tmp_path:
     path = tmp_path / "old.db"
     old = db.connect(path, to=BEFORE_M012)
     old_people(old)
-    with old:  # an imported weekly standup as the code before m012 stored it: columns only, no components
+    with db.transaction(
+        old
+    ):  # an imported weekly standup as the code before m012 stored it: columns only, no components
         cursor = old.execute(
-            "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES "
-            "('Standup', '2026-10-12T08:00:00Z', '2026-10-12T08:30:00Z', 'Europe/London', 'FREQ=WEEKLY;BYDAY=MO')"
+            sql(
+                "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES "
+                "('Standup', '2026-10-12T08:00:00Z', '2026-10-12T08:30:00Z', 'Europe/London', 'FREQ=WEEKLY;BYDAY=MO')"
+            )
         )
-        old.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (cursor.lastrowid,))
-        old.execute("INSERT INTO event_sources VALUES (?, 'priya', 'standup@t', '')", (cursor.lastrowid,))
+        old.execute(sql("INSERT INTO event_attendees VALUES (:lastrowid, 'priya')"), {"lastrowid": cursor.lastrowid})
+        old.execute(
+            sql("INSERT INTO event_sources VALUES (:lastrowid, 'priya', 'standup@t', '')"),
+            {"lastrowid": cursor.lastrowid},
+        )
     old.close()
 
     conn = db.connect(path)
     assert db.revision(conn) == HEAD  # m012, m013 and the rest applied, in order, on connect
-    row = conn.execute("SELECT person_key, origin, uid, recurrence_id FROM event_sources").fetchone()
+    row = conn.execute(sql("SELECT person_key, origin, uid, recurrence_id FROM event_sources")).fetchone()
     assert tuple(row) == ("priya", "", "standup@t", "")  # kept, as a file's
     found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 11, 3, tzinfo=UTC))
     standups = [(e.title, e.start) for e in found if e.title == "Standup"]
@@ -53,9 +62,9 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(tmp_path:
         ("Standup", datetime(2026, 10, 26, 9, 0, tzinfo=UTC)),
         ("Standup", datetime(2026, 11, 2, 9, 0, tzinfo=UTC)),
     ]
-    with pytest.raises(sqlite3.IntegrityError):  # one (person, origin, UID) once
-        conn.execute("INSERT INTO event_sources VALUES (1, 'priya', '', 'standup@t', '')")
-    conn.execute("INSERT INTO feeds (person_key, url) VALUES ('priya', 'https://example.com/x.ics')")
+    with pytest.raises(IntegrityError):  # one (person, origin, UID) once
+        conn.execute(sql("INSERT INTO event_sources VALUES (1, 'priya', '', 'standup@t', '')"))
+    conn.execute(sql("INSERT INTO feeds (person_key, url) VALUES ('priya', 'https://example.com/x.ics')"))
     conn.close()
 
 
@@ -76,12 +85,12 @@ def test_the_length_bound_follows_every_write(any_conn: Connection) -> None:
     found = events_for(conn, "priya", at + timedelta(days=2), at + timedelta(days=2, hours=1))
     assert "Long" in [e.title for e in found]
     with db.transaction(conn):
-        conn.execute("UPDATE events SET end_utc = '2026-09-06T00:00:00Z' WHERE id = ?", (long.id,))
+        conn.execute(sql("UPDATE events SET end_utc = '2026-09-06T00:00:00Z' WHERE id = :id"), {"id": long.id})
     assert longest_days(conn) == pytest.approx(5)
     found = events_for(conn, "priya", at + timedelta(days=4), at + timedelta(days=4, hours=1))
     assert "Long" in [e.title for e in found]
     with db.transaction(conn):
-        conn.execute("DELETE FROM events WHERE id = ?", (long.id,))
+        conn.execute(sql("DELETE FROM events WHERE id = :id"), {"id": long.id})
     assert longest_days(conn) == pytest.approx(bound)  # it shrinks again: the triggers' bound only grew
 
 
@@ -103,23 +112,31 @@ def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_event
     daily = (at, at + timedelta(hours=2))
     text = series_text(daily, "UTC", Recurrence("FREQ=DAILY"), "Daily")
     event_id = old.execute(
-        "INSERT INTO events (title, start_utc, end_utc, tz, rrule) VALUES ('Daily', ?, ?, 'UTC', 'FREQ=DAILY')",
-        tuple(map(to_utc_text, daily)),
+        sql(
+            "INSERT INTO events (title, start_utc, end_utc, tz, rrule) "
+            "VALUES ('Daily', :start, :end, 'UTC', 'FREQ=DAILY')"
+        ),
+        {"start": to_utc_text(daily[0]), "end": to_utc_text(daily[1])},
     ).lastrowid
-    old.execute("INSERT INTO event_attendees (event_id, person_key) VALUES (?, 'priya')", (event_id,))
     old.execute(
-        "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (?, ?, ?, 'UTC', 'UTC')",
-        (event_id, text, digest(text, "UTC", "UTC")),
+        sql("INSERT INTO event_attendees (event_id, person_key) VALUES (:event_id, 'priya')"), {"event_id": event_id}
     )
     old.execute(
-        "INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (?, ?, ?, 'Daily')",
-        (event_id, *map(to_utc_text, daily)),
+        sql(
+            "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (:event_id, "
+            ":text, :text2, 'UTC', 'UTC')"
+        ),
+        {"event_id": event_id, "text": text, "text2": digest(text, "UTC", "UTC")},
     )
-    assert old.execute("SELECT seconds FROM length_bounds WHERE what = 'event'").fetchone()[0] == 4 * 86400
+    old.execute(
+        sql("INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (:event_id, :start, :end, 'Daily')"),
+        {"event_id": event_id, "start": to_utc_text(daily[0]), "end": to_utc_text(daily[1])},
+    )
+    assert old.execute(sql("SELECT seconds FROM length_bounds WHERE what = 'event'")).fetchone()[0] == 4 * 86400
     old.close()
 
     conn = db.connect(path)
-    kinds = {name: kind for kind, name in conn.execute("SELECT type, name FROM sqlite_master")}
+    kinds = {name: kind for kind, name in conn.execute(sql("SELECT type, name FROM sqlite_master"))}
     assert "length_bounds" not in kinds and "trigger" not in kinds.values()
     assert kinds["events_single_by_length"] == kinds["occurrences_by_length"] == "index"
     assert conn.execute(events._LONGEST).fetchone() == pytest.approx((4, 2 / 24))
@@ -138,19 +155,26 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
     path = tmp_path / "old.db"
     old = db.connect(path, to=BEFORE_M012)
     old_people(old)
-    with old:
+    with db.transaction(old):
         master = old.execute(
-            "INSERT INTO events (title, start_utc, end_utc, tz, rrule, exdates) VALUES ('Sync', "
-            "'2026-10-05T09:00:00Z', '2026-10-05T10:00:00Z', 'Europe/London', 'FREQ=WEEKLY;COUNT=6', "
-            "'2026-10-19T09:00:00Z')"
+            sql(
+                "INSERT INTO events (title, start_utc, end_utc, tz, rrule, exdates) VALUES ('Sync', "
+                "'2026-10-05T09:00:00Z', '2026-10-05T10:00:00Z', 'Europe/London', 'FREQ=WEEKLY;COUNT=6', "
+                "'2026-10-19T09:00:00Z')"
+            )
         ).lastrowid
         moved = old.execute(
-            "INSERT INTO events (title, start_utc, end_utc) VALUES ('Sync (later)', "
-            "'2026-10-19T14:00:00Z', '2026-10-19T15:00:00Z')"
+            sql(
+                "INSERT INTO events (title, start_utc, end_utc) VALUES ('Sync (later)', "
+                "'2026-10-19T14:00:00Z', '2026-10-19T15:00:00Z')"
+            )
         ).lastrowid
         for event_id, rid in ((master, ""), (moved, "2026-10-19T09:00:00Z")):
-            old.execute("INSERT INTO event_attendees VALUES (?, 'priya')", (event_id,))
-            old.execute("INSERT INTO event_sources VALUES (?, 'priya', 'tf@t', ?)", (event_id, rid))
+            old.execute(sql("INSERT INTO event_attendees VALUES (:event_id, 'priya')"), {"event_id": event_id})
+            old.execute(
+                sql("INSERT INTO event_sources VALUES (:event_id, 'priya', 'tf@t', :rid)"),
+                {"event_id": event_id, "rid": rid},
+            )
     old.close()
 
     data = Path(__file__).parent / "data" / "ics" / "thisandfuture.ics"
@@ -158,7 +182,7 @@ def test_reimporting_a_series_stored_the_old_way_folds_its_override_rows_into_it
     assert result.exit_code == 0, result.output
     assert ": 0 new, 1 updated." in result.stdout
     conn = db.connect(path)
-    rows = conn.execute("SELECT event_id, recurrence_id FROM event_sources WHERE uid = 'tf@t'").fetchall()
+    rows = conn.execute(sql("SELECT event_id, recurrence_id FROM event_sources WHERE uid = 'tf@t'")).fetchall()
     assert [tuple(row) for row in rows] == [(master, "")]  # the old override row is gone; the master kept its id
     found = events_for(conn, "priya", datetime(2026, 10, 19, tzinfo=UTC), datetime(2026, 10, 27, tzinfo=UTC))
     assert [(e.title, e.start) for e in found if e.title.startswith("Sync")] == [
@@ -181,9 +205,12 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
     for key in ("priya", "marco"):
         person = find_person(old, key)
         assert person is not None
-        with old:  # as that version subscribed: today's `subscribe` writes m037's columns too
-            old.execute("INSERT INTO feeds (person_key, url) VALUES (?, ?)", (key, f"https://example.com/{key}.ics"))
-        (feed_id,) = old.execute("SELECT id FROM feeds WHERE person_key = ?", (key,)).fetchone()
+        with db.transaction(old):  # as that version subscribed: today's `subscribe` writes m037's columns too
+            old.execute(
+                sql("INSERT INTO feeds (person_key, url) VALUES (:key, :p2)"),
+                {"key": key, "p2": f"https://example.com/{key}.ics"},
+            )
+        (feed_id,) = old.execute(sql("SELECT id FROM feeds WHERE person_key = :key"), {"key": key}).fetchone()
         feeds.append(feed_id)
         items = [
             ImportedEvent(f"{key}-{n}@t", None, "Busy", at + timedelta(days=n), at + timedelta(days=n, hours=1), "UTC")
@@ -193,12 +220,12 @@ def test_a_calendar_made_before_m036_loses_two_indexes_and_its_feeds_still_count
     old.close()
 
     conn = db.connect(path)
-    indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    indexes = {name for (name,) in conn.execute(sql("SELECT name FROM sqlite_master WHERE type = 'index'"))}
     assert not {"events_by_time", "event_sources_by_origin"} & indexes
     assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("priya", 3), ("marco", 3)]
     unsubscribe(conn, feeds[0])
     assert [(feed.person_key, feed.events) for feed in list_feeds(conn)] == [("marco", 3)]
-    left = conn.execute("SELECT s.uid FROM event_sources s ORDER BY s.uid").fetchall()
+    left = conn.execute(sql("SELECT s.uid FROM event_sources s ORDER BY s.uid")).fetchall()
     assert [row[0] for row in left] == ["marco-0@t", "marco-1@t", "marco-2@t"]
     standup = {"title": "Standup", "start": "2026-09-01T09:00+01:00", "minutes": 15, "attendees": ["you"]}
     fixture = demo_fixture() | {"events": [standup | {"tz": "Europe/London", "rrule": "FREQ=DAILY"}]}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from sqlalchemy import text as sql
 from test_ics import busy, connect, imported, invoke
 
 FILES = Path(__file__).parent / "data" / "ics" / "reference"
@@ -23,7 +24,9 @@ def import_as_priya(demo_db: Path, name: str) -> list[str]:
 def stored_zone(path: Path, title: str) -> str | None:
     conn: sqlite3.Connection = connect(path)
     try:
-        zone: str | None = conn.execute("SELECT tz FROM events WHERE title = ?", (title,)).fetchone()[0]
+        zone: str | None = conn.execute(sql("SELECT tz FROM events WHERE title = :title"), {"title": title}).fetchone()[
+            0
+        ]
         return zone
     finally:
         conn.close()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 from test_feeds import feed_server
 from test_ics import WEEKLY_STANDUP, busy, event_count, ics, imported, invoke, write
 from test_ics_migrations import demo_before
@@ -18,7 +20,6 @@ from scheduler_agent.calendar.ics import export_calendar, person_named, read_ics
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.storage import db
-from scheduler_agent.storage.dialect import Connection
 
 ORPHANS = Path(__file__).parent / "data" / "ics" / "reference" / "orphan-overrides.ics"
 
@@ -103,7 +104,7 @@ def test_a_calendar_made_before_m039_gets_its_token_and_its_export_comes_back_as
     demo_before("m039_calendar_identity", path).close()
     conn = db.connect(path)
     try:
-        (token,) = conn.execute("SELECT token FROM calendar_identity").fetchone()
+        (token,) = conn.execute(sql("SELECT token FROM calendar_identity")).fetchone()
     finally:
         conn.close()
     assert re.fullmatch(r"[0-9a-f]{8}", token)

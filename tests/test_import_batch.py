@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.events import event_records
 from scheduler_agent.calendar.ics.importing import import_file
@@ -29,20 +30,25 @@ def calendar(*events: str) -> str:
 
 def test_a_batch_gets_ids_after_the_highest_attendees_and_sources(demo_db: Path, tmp_path: Path) -> None:
     conn = db.connect(demo_db)
-    highest = conn.execute("SELECT max(id) FROM events").fetchone()[0]
+    highest = conn.execute(sql("SELECT max(id) FROM events")).fetchone()[0]
     file = tmp_path / "a.ics"
     file.write_text(calendar(*(vevent(f"e{n}@t", 1 + n, f"Event {n}") for n in range(20))))
     assert "20 new" in import_file(conn, file, "priya")
     rows = conn.execute(
-        "SELECT e.id, e.title, a.person_key, s.uid, s.origin FROM events e JOIN event_attendees a ON a.event_id = e.id "
-        "JOIN event_sources s ON s.event_id = e.id WHERE e.id > ? ORDER BY e.id",
-        (highest,),
+        sql(
+            "SELECT e.id, e.title, a.person_key, s.uid, s.origin FROM events e JOIN event_attendees a ON "
+            "a.event_id = e.id "
+            "JOIN event_sources s ON s.event_id = e.id WHERE e.id > :highest ORDER BY e.id"
+        ),
+        {"highest": highest},
     ).fetchall()
     assert [tuple(row) for row in rows] == [(highest + 1 + n, f"Event {n}", "priya", f"e{n}@t", "") for n in range(20)]
     again = import_file(conn, file, "priya")  # the same file: found by its keys, nothing doubles
     assert "20 already there" in again
     assert "0 new" in again
-    assert conn.execute("SELECT count(*) FROM events WHERE id > ?", (highest,)).fetchone()[0] == 20
+    assert (
+        conn.execute(sql("SELECT count(*) FROM events WHERE id > :highest"), {"highest": highest}).fetchone()[0] == 20
+    )
 
 
 def test_one_key_twice_in_a_batch_is_one_event_with_the_last_copy(demo_db: Path) -> None:
@@ -59,7 +65,7 @@ def test_one_key_twice_in_a_batch_is_one_event_with_the_last_copy(demo_db: Path)
 
 def test_a_bad_event_in_a_batch_leaves_nothing_and_the_collector_is_back_on(demo_db: Path, tmp_path: Path) -> None:
     conn = db.connect(demo_db)
-    before = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    before = conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
     file = tmp_path / "bad.ics"
     file.write_text(
         calendar(
@@ -68,9 +74,9 @@ def test_a_bad_event_in_a_batch_leaves_nothing_and_the_collector_is_back_on(demo
     )
     with pytest.raises(IcsError):
         import_file(conn, file, "priya", strict=True)
-    assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == before
+    assert conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0] == before
     assert gc.isenabled()
     start = datetime(2026, 10, 5, 9, tzinfo=UTC)
     with pytest.raises(Exception, match="unknown attendee"):  # a batch for someone not in the calendar
         import_events(conn, "nobody", [ImportedEvent("x@t", None, "X", start, start + timedelta(hours=1), "UTC")])
-    assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == before
+    assert conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0] == before

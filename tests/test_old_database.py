@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 from helpers import DEMO_DAY, demo_clock, run_cli
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 from test_crash_resume import ASK, SCRIPT
 
 from scheduler_agent.agent.events import ignore
@@ -31,7 +33,7 @@ from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db
-from scheduler_agent.storage.dialect import Connection, Location
+from scheduler_agent.storage.dialect import Location
 from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.postgres import PostgresServer
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, tool_use
@@ -74,7 +76,7 @@ def test_the_file_is_as_version_one_left_it() -> None:
 def test_opening_it_applies_every_later_migration_and_keeps_the_data(old_db: Path) -> None:
     conn = db.connect(old_db)
     assert db.revision(conn) == HEAD
-    recorded = [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+    recorded = [r[0] for r in conn.execute(sql("SELECT name FROM _migrations ORDER BY rowid"))]
     assert recorded == V1_MIGRATIONS  # the old list's record, left as it was
     _, first = conversations.load(conn, 1)
     assert conversation_state(first) == "complete"
@@ -83,7 +85,7 @@ def test_opening_it_applies_every_later_migration_and_keeps_the_data(old_db: Pat
     assert conversation_state(second) == "interrupted"
     assert check(first, mode="conversation") == []
     assert check(second, mode="conversation") == []
-    assert [r[0] for r in conn.execute("SELECT options FROM conversations")] == ["{}", "{}"]  # m038's default
+    assert [r[0] for r in conn.execute(sql("SELECT options FROM conversations"))] == ["{}", "{}"]  # m038's default
 
 
 def test_list_and_show_read_its_conversations(old_db: Path) -> None:
@@ -104,7 +106,7 @@ def test_the_interrupted_conversation_resumes_without_booking_twice(old_db: Path
     _, messages = conversations.load(conn, 2)
     assert conversation_state(messages) == "complete"
     assert check(messages, mode="conversation") == []
-    meetings = conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone()[0]
+    meetings = conn.execute(sql("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'")).fetchone()[0]
     assert meetings == 1  # the booking v1 made before it died, and no second one
     assert conversations.load(conn, 2)[0].context.options == {}  # m038: no -o keys in a conversation made before
     assert ASK in messages[0]["content"][0]["text"]
@@ -138,7 +140,7 @@ def test_a_database_from_before_alembic_is_adopted_and_upgraded_on_open(
     location = restored(kind, number, tmp_path, request)
     conn = db.open_db(location)
     assert db.revision(conn) == HEAD
-    recorded = [row[0] for row in conn.execute("SELECT name FROM _migrations")]
+    recorded = [row[0] for row in conn.execute(sql("SELECT name FROM _migrations"))]
     assert recorded[-1].startswith(number)  # the old record is left as it was
     monday = datetime(2026, 8, 31, tzinfo=UTC)
     found = events_for(conn, "priya", monday, datetime(2026, 9, 1, tzinfo=UTC))
@@ -227,9 +229,11 @@ def queued_as_m043_left_them(location: Location) -> tuple[int, int, int]:
     rows = [(fresh, "queued", ASK, 0), (stopped, "queued", LATER, 3), (done, "done", None, 0)]
     for cid, state, submitted, base in rows:
         conn.execute(
-            "INSERT INTO work_queue (conversation_id, state, text, base, approved, submitted_at)"
-            " VALUES (?, ?, ?, ?, '[\"create_event\"]', '2026-12-04T10:00:00Z')",
-            (cid, state, submitted, base),
+            sql(
+                "INSERT INTO work_queue (conversation_id, state, text, base, approved, submitted_at)"
+                " VALUES (:cid, :state, :submitted, :base, '[\"create_event\"]', '2026-12-04T10:00:00Z')"
+            ),
+            {"cid": cid, "state": state, "submitted": submitted, "base": base},
         )
     conn.close()
     return fresh, stopped, done
@@ -257,7 +261,7 @@ def test_turns_queued_at_m043_are_in_their_lists_and_resume_finishes_them(any_db
     assert check(second, mode="conversation") == []
     assert record.sizes[-1] == len(json.dumps(second[-1], separators=(",", ":")).encode())  # as the store writes
     assert len(conversations.load(conn, done)[1]) == 2
-    meetings = conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone()[0]
+    meetings = conn.execute(sql("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'")).fetchone()[0]
     assert meetings == 1
     conn.close()
     again = run_cli(["conversations", "list", "--db", str(any_db)])
@@ -277,5 +281,5 @@ def test_an_upgrade_with_nothing_queued_and_an_up_to_date_database_say_nothing(t
         assert listed.returncode == 0, listed.stderr
         assert UPGRADED not in listed.stderr
     conn = db.connect(old)
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = {row[0] for row in conn.execute(sql("SELECT name FROM sqlite_master WHERE type = 'table'"))}
     assert "work_queue" not in tables and {"leases", "pending_approvals", "approvals"} <= tables

@@ -7,6 +7,8 @@ import sqlite3
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import ToolError, answer_call
@@ -15,7 +17,6 @@ from scheduler_agent.calendar.people import edit_person
 from scheduler_agent.calendar.prefs import add_preference
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import CalendarError, parse_days
-from scheduler_agent.storage.db import Connection
 
 
 @pytest.fixture
@@ -64,7 +65,8 @@ def test_a_booking_with_also_invites_everyone(tools: CalendarTools, demo_conn: s
         "Mon 2026-08-31 09:00-10:00 America/New_York."
     )
     keys = [
-        row[0] for row in demo_conn.execute("SELECT person_key FROM event_attendees WHERE event_id = 29 ORDER BY 1")
+        row[0]
+        for row in demo_conn.execute(sql("SELECT person_key FROM event_attendees WHERE event_id = 29 ORDER BY 1"))
     ]
     assert keys == ["aiko", "priya", "you"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from helpers import DEMO_TODAY, run_cli
+from sqlalchemy import text as sql
 
 from scheduler_agent.storage.db import open_db
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text, tool_use
@@ -25,8 +26,10 @@ def test_seed_show_ask_and_list_on_a_postgresql_database(pg_url: str) -> None:
     assert asked.returncode == 0, asked.stderr
     assert "Booked Monday 14:00 with Priya." in asked.stdout
     conn = open_db(pg_url)
-    assert [tuple(r) for r in conn.execute("SELECT tool_use_id, kind FROM bookings")] == [("toolu_c1", "create_event")]
-    assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 4
+    assert [tuple(r) for r in conn.execute(sql("SELECT tool_use_id, kind FROM bookings"))] == [
+        ("toolu_c1", "create_event")
+    ]
+    assert conn.execute(sql("SELECT count(*) FROM entries")).fetchone()[0] == 4
     conn.close()
     listed = run_cli(["conversations", "list", "--db", pg_url])
     assert listed.returncode == 0, listed.stderr

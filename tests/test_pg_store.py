@@ -1,5 +1,5 @@
 """The store on PostgreSQL beside SQLite: no double booking under load, the exclusion constraint, a turn stored
-and resumed, migrations, the SQL translation, and a password in a URL never printed."""
+and resumed, migrations, one statement on both databases, and a password in a URL never printed."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from helpers import demo_clock, scripted_send
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.errors import InputError
@@ -28,8 +30,7 @@ from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import conversations, db, listing
-from scheduler_agent.storage.db import Connection
-from scheduler_agent.storage.dialect import BookedTimeTaken, mask
+from scheduler_agent.storage.dialect import BookedTimeTaken, mask, per_dialect
 from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.scripted_server import Reply, text, tool_use
 
@@ -119,9 +120,9 @@ def test_fifty_bookings_of_one_slot_at_once_exactly_one_is_made(any_db: Path | s
     assert len(refused) == PROCESSES * THREADS - 1
     assert all(CONFLICT in r["content"] and "Nothing was booked" in r["content"] for r in refused)
     conn = db.open_db(any_db)
-    assert conn.execute("SELECT count(*) FROM events WHERE title = 'Roadmap'").fetchone()[0] == 1
-    assert conn.execute("SELECT count(*) FROM bookings").fetchone()[0] == 1
-    assert sorted(r[0] for r in conn.execute("SELECT person_key FROM booked_time")) == ["priya", "you"]
+    assert conn.execute(sql("SELECT count(*) FROM events WHERE title = 'Roadmap'")).fetchone()[0] == 1
+    assert conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0] == 1
+    assert sorted(r[0] for r in conn.execute(sql("SELECT person_key FROM booked_time"))) == ["priya", "you"]
     conn.close()
 
 
@@ -142,14 +143,14 @@ def test_the_exclusion_constraint_refuses_an_overlap_no_check_saw(pg_conn: Conne
     with pytest.raises(BookedTimeTaken) as raised, db.transaction(other):
         book_time(other, second.id)
     assert "booked_time_no_overlap" in str(raised.value)
-    assert sorted(tuple(r) for r in pg_conn.execute("SELECT event_id, person_key FROM booked_time")) == [
+    assert sorted(tuple(r) for r in pg_conn.execute(sql("SELECT event_id, person_key FROM booked_time"))) == [
         (first.id, "priya"),
         (first.id, "you"),
     ]
     with db.transaction(pg_conn):  # adjacent time is not an overlap: ranges are [start, end)
         adjacent = add_event(pg_conn, "Three", utc("2026-09-01T07:00"), utc("2026-09-01T08:00"), ["you"])
         book_time(pg_conn, adjacent.id)
-    pg_conn.execute("DELETE FROM events WHERE id = ?", (first.id,))  # a cancelled booking frees its time
+    pg_conn.execute(sql("DELETE FROM events WHERE id = :id"), {"id": first.id})  # a cancelled booking frees its time
     with db.transaction(other):
         book_time(other, second.id)
     other.close()
@@ -190,8 +191,8 @@ def test_a_race_the_checks_lose_still_gets_the_conflict_text(
     assert results["late"].get("is_error") is True
     assert CONFLICT in results["late"]["content"]
     assert "Nothing was booked" in results["late"]["content"]
-    assert pg_conn.execute("SELECT count(*) FROM events WHERE title = 'Roadmap'").fetchone()[0] == 1
-    assert [r[0] for r in pg_conn.execute("SELECT tool_use_id FROM bookings")] == ["toolu_early"]
+    assert pg_conn.execute(sql("SELECT count(*) FROM events WHERE title = 'Roadmap'")).fetchone()[0] == 1
+    assert [r[0] for r in pg_conn.execute(sql("SELECT tool_use_id FROM bookings"))] == ["toolu_early"]
     for conn in conns.values():
         conn.close()
 
@@ -224,8 +225,10 @@ def test_a_turn_is_stored_as_it_goes_and_a_resume_books_once(any_db: Path | str)
         assert resumed.resume().text == "Booked Monday 14:00 with Priya."
         assert len(server.received) == 2
     check = db.open_db(any_db)
-    assert check.execute("SELECT count(*) FROM events WHERE title = 'Roadmap'").fetchone()[0] == 1
-    assert [tuple(r) for r in check.execute("SELECT tool_use_id, kind FROM bookings")] == [("toolu_b1", "create_event")]
+    assert check.execute(sql("SELECT count(*) FROM events WHERE title = 'Roadmap'")).fetchone()[0] == 1
+    assert [tuple(r) for r in check.execute(sql("SELECT tool_use_id, kind FROM bookings"))] == [
+        ("toolu_b1", "create_event")
+    ]
     final = conversations.load(check, cid)[1]
     assert [m["role"] for m in final] == ["user", "assistant", "user", "assistant"]
     listed = listing.summaries(check, query="PRIYA")  # LIKE ignores case on both
@@ -242,12 +245,7 @@ def test_migrations_run_once_even_when_two_connect_at_once(pg_url: str) -> None:
     assert len(conns) == 3
     assert [db.revision(conn) for conn in conns] == [HEAD] * 3
     db.migrate(pg_url)  # nothing left to apply
-    assert [tuple(row) for row in conns[1].execute("SELECT version_num FROM alembic_version")] == [(HEAD,)]
-    ids = [conns[2].execute("INSERT INTO preferences (text) VALUES ('x')").lastrowid for _ in range(2)]
-    assert ids == [1, 2]  # lastrowid through RETURNING id
-    explicit = conns[2].execute("INSERT INTO preferences (id, text) VALUES (10, 'y')").lastrowid
-    after = conns[2].execute("INSERT INTO preferences (id, text) VALUES (NULL, 'z')").lastrowid
-    assert (explicit, after) == (10, 11)  # as SQLite: NULL is the next id, past an explicit one
+    assert [tuple(row) for row in conns[1].execute(sql("SELECT version_num FROM alembic_version"))] == [(HEAD,)]
     for conn in conns:
         conn.close()
 
@@ -265,20 +263,25 @@ def test_a_password_in_the_url_is_never_printed() -> None:
     assert "PGPASSWORD" in str(raised.value)
 
 
-def test_the_translation_of_sqlite_sql() -> None:
-    pg = pytest.importorskip("scheduler_agent.storage.pg")
-    statement = pg.translate("INSERT OR IGNORE INTO t (a, b) VALUES (?, ?)")
-    assert statement.sql == "INSERT INTO t (a, b) VALUES (%s, %s) ON CONFLICT DO NOTHING"
-    named = pg.translate("SELECT group_concat(k, ' ') FROM x WHERE a LIKE :p AND b = '10:00 ?' AND c = :q")
-    assert named.sql == "SELECT string_agg(k, ' ') FROM x WHERE a ILIKE %(p)s AND b = '10:00 ?' AND c = %(q)s"
-    ddl = pg.translate("CREATE TABLE n (id INTEGER PRIMARY KEY, text TEXT NOT NULL, -- a note\n k INTEGER)")
-    assert (
-        ddl.sql.replace("\n", "")
-        == 'CREATE TABLE n (id BIGSERIAL PRIMARY KEY, text TEXT COLLATE "C" NOT NULL,  k BIGINT)'
-    )
-    assert ddl.after == ("CREATE TRIGGER n_fill_id BEFORE INSERT ON n FOR EACH ROW EXECUTE FUNCTION sa_fill_id()",)
-    with pytest.raises(ValueError, match="ON CONFLICT"):
-        pg.translate("INSERT OR REPLACE INTO t VALUES (1)")
+def test_one_statement_gives_the_same_on_both_databases(any_db: Path | str) -> None:
+    """No SQL is rewritten: the store's statements (RETURNING, ON CONFLICT, ids, an aggregate of strings,
+    a case-insensitive search) are written once and give the same answers on SQLite and PostgreSQL."""
+    conn = db.open_db(any_db)
+    insert = sql("INSERT INTO preferences (id, text) VALUES (:id, :text) RETURNING id")
+    ids = [conn.execute(insert, {"id": None, "text": text}).scalar_one() for text in ("x", "y")]
+    explicit = conn.execute(insert, {"id": 10, "text": "z"}).scalar_one()
+    after = conn.execute(insert, {"id": None, "text": "w"}).scalar_one()
+    assert (ids, explicit, after) == ([1, 2], 10, 11)  # NULL is the next id, past an explicit one, on both
+    ignored = sql("INSERT INTO preferences (id, text) VALUES (10, 'again') ON CONFLICT DO NOTHING")
+    assert conn.execute(ignored).rowcount == 0
+    joined = per_dialect("SELECT {aggregate_strings}(text, ' ') FROM (SELECT text FROM preferences ORDER BY id) p")
+    assert sorted(conn.execute(joined[conn.dialect.name]).scalar_one().split()) == ["w", "x", "y", "z"]
+    seed_demo(conn)
+    context = conversations.Context("claude-sonnet-5-5", 1024, "s", [])
+    cid = conversations.create(conn, context, started_on="2026-08-27", clock_pin=None)
+    conversations.Journal(conn, cid, []).sync([{"role": "user", "content": "Book the ROADMAP review"}])
+    assert [s.id for s in listing.summaries(conn, query="roadmap")] == [cid]  # case ignored on both
+    conn.close()
 
 
 def test_ci_installs_postgresql_when_it_is_missing() -> None:
@@ -291,20 +294,16 @@ def test_ci_installs_postgresql_when_it_is_missing() -> None:
 
 
 def test_what_the_workers_need_claims_with_skip_locked_and_a_pool(pg_conn: Connection, pg_url: str) -> None:
-    """A row claimed FOR UPDATE SKIP LOCKED in one transaction is passed over by another; pooled connections
-    have the same surface."""
-    from scheduler_agent.storage.pg import Pool
-
+    """A row claimed FOR UPDATE SKIP LOCKED in one transaction is passed over by another; the store's
+    connections to one server come from one pool, and go back to it."""
     context = conversations.Context("claude-sonnet-5-5", 1024, "s", [])
     ids = [conversations.create(pg_conn, context, started_on="2026-08-27", clock_pin=None) for _ in range(2)]
-    claim = "SELECT id FROM conversations ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
-    pool = Pool(pg_url, min_size=1, max_size=2)
-    try:
-        with pool.connection() as one, pool.connection() as two, db.transaction(one):
-            assert one.execute(claim).fetchone()["id"] == ids[0]
-            with db.transaction(two):
-                assert two.execute(claim).fetchone()["id"] == ids[1]  # the first is locked: skipped
-                assert two.in_transaction
-    finally:
-        pool.close()
-    assert not pg_conn.in_transaction
+    claim = sql("SELECT id FROM conversations ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED")
+    one, two = db.open_db(pg_url), db.open_db(pg_url)
+    assert one.engine is two.engine is pg_conn.engine  # one engine, one pool, per server and process
+    with db.transaction(one):
+        assert one.execute(claim).scalar_one() == ids[0]
+        with db.transaction(two):
+            assert two.execute(claim).scalar_one() == ids[1]  # the first is locked: skipped
+    one.close()
+    two.close()

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_clock, scripted_send
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
+from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.agent.errors import ModelUnavailable
 from scheduler_agent.agent.events import ignore
@@ -20,7 +23,6 @@ from scheduler_agent.lessons.scripts import OVERLOADED
 from scheduler_agent.session.prompt_loader import render
 from scheduler_agent.session.session import Session, Settings, system_prompt
 from scheduler_agent.storage import db
-from scheduler_agent.storage.db import Connection
 from scheduler_agent.storage.migrations import HEAD
 from scheduler_agent.testing.scripted_server import Reply, text
 
@@ -127,17 +129,17 @@ def test_the_migrations_keep_old_rows_as_they_were(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     old = db.connect(path, to="m013")  # as the version before m014 left it
     old.execute(
-        "INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('you', 'Jo', 'UTC', '09:00', '17:00')"
+        sql("INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('you', 'Jo', 'UTC', '09:00', '17:00')")
     )
-    old.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked it.')")
+    old.execute(sql("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked it.')"))
     old.close()
     conn = db.connect(path)
     assert db.revision(conn) == HEAD
-    booking = conn.execute("SELECT kind, input_hash, result FROM bookings").fetchone()
+    booking = conn.execute(sql("SELECT kind, input_hash, result FROM bookings")).fetchone()
     assert tuple(booking) == ("create_event", "", "Booked it.")
-    person = conn.execute("SELECT days, days_off, buffer_minutes, lunch FROM people").fetchone()
+    person = conn.execute(sql("SELECT days, days_off, buffer_minutes, lunch FROM people")).fetchone()
     assert tuple(person) == ("", "", 0, "")
-    with pytest.raises(sqlite3.IntegrityError):
-        conn.execute("INSERT INTO bookings (tool_use_id, result, kind) VALUES ('t2', 'x', 'delete_everything')")
-    with pytest.raises(sqlite3.IntegrityError):
-        conn.execute("INSERT INTO preferences (text, rule) VALUES ('x', 'sometimes')")
+    with pytest.raises(IntegrityError):
+        conn.execute(sql("INSERT INTO bookings (tool_use_id, result, kind) VALUES ('t2', 'x', 'delete_everything')"))
+    with pytest.raises(IntegrityError):
+        conn.execute(sql("INSERT INTO preferences (text, rule) VALUES ('x', 'sometimes')"))

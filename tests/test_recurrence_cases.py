@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import text as sql
 from test_ics import busy, event_count
 
 from scheduler_agent.calendar import series
@@ -131,16 +132,16 @@ def test_importing_each_file_again_adds_nothing(demo_db: Path, name: str) -> Non
 def test_the_materialised_horizon_gives_what_the_library_gives_when_asked(demo_db: Path, name: str) -> None:
     load(demo_db, name)
     conn = db.connect(demo_db)
-    with conn:  # the horizon as a write on 2026-10-15 makes it (import uses the real time)
-        rows = conn.execute("SELECT event_id, components, zone, day_zone FROM event_series").fetchall()
+    with db.transaction(conn):  # the horizon as a write on 2026-10-15 makes it (import uses the real time)
+        rows = conn.execute(sql("SELECT event_id, components, zone, day_zone FROM event_series")).fetchall()
         for row in rows:
             series.store_series(conn, *tuple(row), now=datetime(2026, 10, 15, tzinfo=UTC))
-    assert conn.execute("SELECT count(*) FROM occurrences").fetchone()[0] > 0
+    assert conn.execute(sql("SELECT count(*) FROM occurrences")).fetchone()[0] > 0
     conn.close()
     before = busy(demo_db, "priya", "2026-10-01", "2026-12-01")
     conn = db.connect(demo_db)
-    with conn:  # forget the horizon: every window is expanded by the library on the spot
-        conn.execute("UPDATE event_series SET expanded_from = NULL, expanded_until = NULL")
+    with db.transaction(conn):  # forget the horizon: every window is expanded by the library on the spot
+        conn.execute(sql("UPDATE event_series SET expanded_from = NULL, expanded_until = NULL"))
     conn.close()
     assert busy(demo_db, "priya", "2026-10-01", "2026-12-01") == before
     assert before

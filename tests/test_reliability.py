@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text as sql
 
 from scheduler_agent.grammar.check import check
 from scheduler_agent.storage import conversations, lease
@@ -112,7 +113,7 @@ def test_deleting_a_conversation_deletes_its_lease(any_db: Path | str) -> None:
     cid = conversations.create(conn, Context("m", 1, "s", []), started_on="2026-08-27", clock_pin=None)
     lease.claim(conn, cid, lease.Holder.me())
     conversations.delete(conn, cid)
-    assert conn.execute("SELECT count(*) FROM leases").fetchone()[0] == 0
+    assert conn.execute(sql("SELECT count(*) FROM leases")).fetchone()[0] == 0
 
 
 def test_a_booking_recorded_before_input_hashes_were_kept_still_answers_its_resumed_call(demo_db: Path) -> None:
@@ -122,11 +123,11 @@ def test_a_booking_recorded_before_input_hashes_were_kept_still_answers_its_resu
     from scheduler_agent.calendar.tools import CalendarTools
 
     conn = connect(demo_db)
-    conn.execute("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked.')")
+    conn.execute(sql("INSERT INTO bookings (tool_use_id, event_id, result) VALUES ('toolu_old', NULL, 'Booked.')"))
     arguments = {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}
     answer = CalendarTools(conn, demo_clock()).run("create_event", arguments, "toolu_old", Deadline.after(5))
     assert answer == "Booked."
-    assert conn.execute("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'").fetchone()[0] == 0
+    assert conn.execute(sql("SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'")).fetchone()[0] == 0
 
 
 # --- what is written: private, and only where it was asked ---------------------------------------------
@@ -139,7 +140,7 @@ def mode_of(path: Path) -> int:
 def test_a_new_database_and_its_wal_and_shm_files_are_0600(tmp_path: Path) -> None:
     path = tmp_path / "cal.db"
     conn = connect(path)
-    conn.execute("CREATE TABLE t (x)")  # WAL mode: the -wal and -shm files exist while it is open
+    conn.execute(sql("CREATE TABLE t (x)"))  # WAL mode: the -wal and -shm files exist while it is open
     assert {p.name: mode_of(p) for p in tmp_path.glob("cal.db*")} == {
         "cal.db": 0o600,
         "cal.db-wal": 0o600,

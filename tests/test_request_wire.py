@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from helpers import scripted_session, slot_searches, stored_session
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import Request, build_request, encode, encode_text
@@ -94,7 +95,7 @@ def test_each_request_of_a_session_and_of_its_resume_arrives_as_its_plain_encodi
         first = stored_session(conn, server, events, "When is Priya free? 🗓️")
         # a row edited by hand: the same content, spelled with spaces; its stored size is no longer its text's
         spaced = json.dumps(conversations.load(conn, first.cid)[1][1]["content"], indent=1)
-        conn.execute("UPDATE entries SET content = ? WHERE position = 1", (spaced,))
+        conn.execute(sql("UPDATE entries SET content = :spaced WHERE position = 1"), {"spaced": spaced})
         record, stored = conversations.load(conn, first.cid)
         assert record.written[1] is None
         assert record.sizes[1] is None  # measured again, from what was parsed

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from helpers import scripted_session, slot_searches, stored_session
+from sqlalchemy import text as sql
 
 from scheduler_agent.agent.events import Event, RequestSent
 from scheduler_agent.agent.request import encode
@@ -87,13 +88,13 @@ def test_a_mark_made_by_other_rules_is_not_trusted_and_the_list_is_checked_whole
         conn = db.connect(demo_db)
         first = stored_session(conn, server, events, "When is Priya free?")
         assert conversations.load(conn, first.cid)[0].checked > 0  # trusted by the rules that made it
-        conn.execute("UPDATE conversations SET checked_rules = ?", (rules,))
+        conn.execute(sql("UPDATE conversations SET checked_rules = :rules"), {"rules": rules})
         record, stored = conversations.load(conn, first.cid)
         assert record.checked == 0
         again = scripted_session(conn, server, events, first.cid)
         again.ask("And Tuesday?")
         assert again.requests.checker.examined == len(stored) + 1  # every stored entry, and the new turn
-        row = conn.execute("SELECT checked, checked_rules FROM conversations").fetchone()
+        row = conn.execute(sql("SELECT checked, checked_rules FROM conversations")).fetchone()
         assert row[0] == len(stored) + 1
         assert row[1] == rules_digest()
 
@@ -117,8 +118,8 @@ def test_an_entry_stored_before_the_sizes_is_measured_and_a_repair_clears_the_ma
     with ScriptedServer([Reply([text("Hello.")]), Reply([text("Again.")])]) as server:
         conn = db.connect(demo_db)
         first = stored_session(conn, server, events, "hi")
-        conn.execute("UPDATE entries SET size = NULL")  # as an older version stored them
-        conn.execute("UPDATE conversations SET checked = 0")
+        conn.execute(sql("UPDATE entries SET size = NULL"))  # as an older version stored them
+        conn.execute(sql("UPDATE conversations SET checked = 0"))
         events.clear()
         scripted_session(conn, server, events, first.cid).ask("again")
         sent = next(event for event in events if isinstance(event, RequestSent))
@@ -173,7 +174,9 @@ def test_the_lease_is_renewed_with_a_write_only_once_a_tenth_of_it_has_passed(de
     often = SessionLease(conn, seconds=0.0)  # a tenth of nothing has always passed: every renewal writes
     with often.held(cid):
         other = lease.Holder("elsewhere", 1)
-        conn.execute("UPDATE leases SET holder_host = ?, holder_pid = ?", (other.host, other.pid))  # taken over
+        conn.execute(
+            sql("UPDATE leases SET holder_host = :host, holder_pid = :pid"), {"host": other.host, "pid": other.pid}
+        )  # taken over
         with pytest.raises(lease.ConversationBusy, match="taken over by another process"):
             often.renew()
 
@@ -184,9 +187,9 @@ def test_a_version_one_database_has_no_mark_and_no_sizes_and_both_are_worked_out
     path = tmp_path / "v1.db"
     shutil.copyfile(Path(__file__).parent / "data" / "v1.db", path)
     conn = db.connect(path)  # applies m019 to the old file
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+    columns = {row[1] for row in conn.execute(sql("PRAGMA table_info(entries)"))}
     assert "size" in columns
-    ids = [row[0] for row in conn.execute("SELECT id FROM conversations ORDER BY id")]
+    ids = [row[0] for row in conn.execute(sql("SELECT id FROM conversations ORDER BY id"))]
     assert ids
     for cid in ids:
         record, messages = conversations.load(conn, cid)
@@ -213,7 +216,9 @@ def test_the_mark_is_written_once_a_turn_and_a_turn_cut_short_keeps_the_one_befo
     with ScriptedServer(script) as server:
         conn = db.connect(demo_db)
         marks: list[str] = []
-        conn.set_trace_callback(lambda sql: marks.append(sql) if "checked_rules =" in sql else None)
+        conn.connection.driver_connection.set_trace_callback(
+            lambda sql: marks.append(sql) if "checked_rules =" in sql else None
+        )
         first = stored_session(conn, server, events, "When is Priya free?")
         assert len(marks) == 1  # four iterations, one mark: at the turn's end
         record, stored = conversations.load(conn, first.cid)

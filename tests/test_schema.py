@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
+from sqlalchemy import text as sql
 
 from scheduler_agent.storage import db, migrations, schema
 from scheduler_agent.storage.dialect import Location
@@ -72,7 +73,7 @@ def test_an_empty_database_upgraded_to_the_head_is_the_metadata(any_db: Location
 def test_a_column_the_metadata_does_not_have_is_found(any_db: Location) -> None:
     """The comparison can fail: a column added by hand, as a migration missing from `schema.py` would."""
     conn = db.open_db(any_db)
-    conn.execute("ALTER TABLE people ADD COLUMN nickname TEXT")
+    conn.execute(sql("ALTER TABLE people ADD COLUMN nickname TEXT"))
     conn.close()
     found = differences(any_db)
     assert [(change[0], change[2], change[3].name) for change in found] == [("remove_column", "people", "nickname")]
@@ -82,8 +83,8 @@ def test_sqlite_keeps_every_on_delete_the_metadata_names(tmp_path: Path) -> None
     conn = db.connect(tmp_path / "fk.db")
     for table in schema.metadata.sorted_tables:
         kept = {
-            (row["from"], row["table"], row["on_delete"])
-            for row in conn.execute(f"PRAGMA foreign_key_list({table.name})")
+            (row._mapping["from"], row._mapping["table"], row._mapping["on_delete"])
+            for row in conn.execute(sql(f"PRAGMA foreign_key_list({table.name})"))
         }
         named = {(key.parent.name, key.column.table.name, key.ondelete or "NO ACTION") for key in table.foreign_keys}
         assert kept == named, table.name
@@ -99,17 +100,17 @@ def test_an_up_to_date_database_stores_the_head(any_db: Location) -> None:
     conn.close()
     engine = engine_for(any_db)
     with engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == migrations.HEAD
+        assert connection.execute(sql("SELECT version_num FROM alembic_version")).scalar_one() == migrations.HEAD
     engine.dispose()
 
 
-def test_opening_an_up_to_date_database_imports_no_alembic_and_no_sqlalchemy(tmp_path: Path) -> None:
+def test_opening_an_up_to_date_database_imports_no_alembic(tmp_path: Path) -> None:
     path = tmp_path / "current.db"
     db.connect(path).close()
     code = (
         "import sys; from pathlib import Path; from scheduler_agent.storage import db; "
         f"db.connect(Path({str(path)!r})).close(); "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('alembic', 'sqlalchemy')))"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from helpers import scripted_session
+from sqlalchemy import Connection
+from sqlalchemy import text as sql_text
 
 from scheduler_agent.agent.events import Event, RequestSent, Stop, ToolCalled
 from scheduler_agent.agent.loop import add_user_text, run_turn
@@ -19,14 +21,13 @@ from scheduler_agent.agent.toolbox import run_call
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.lessons.scripts import CANONICAL, CANONICAL_REPLIES, book
 from scheduler_agent.storage import conversations
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
 
 BOOKED_MONDAY = "SELECT count(*) FROM events WHERE start_utc = '2026-08-31T13:00:00Z'"  # 14:00 London
 
 
-def count(conn: Connection, sql: str) -> int:
-    return int(conn.execute(sql).fetchone()[0])
+def count(conn: Connection, query: str) -> int:
+    return int(conn.execute(sql_text(query)).scalar_one())
 
 
 def stored(conn: Connection, cid: int) -> tuple[list[JSON], list[Any]]:

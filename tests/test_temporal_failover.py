@@ -76,7 +76,7 @@ def all_completed(address: str, keys: list[TurnKey]) -> None:
 
 def each_slot_booked_once(store: str, slots: range) -> None:
     for n in slots:
-        assert count(store, "SELECT count(*) FROM events WHERE title = ?", f"Slot {n}") == 1, n
+        assert count(store, "SELECT count(*) FROM events WHERE title = :title", f"Slot {n}") == 1, n
     assert count(store, "SELECT count(*) FROM events WHERE title LIKE 'Slot %'") == len(slots)
 
 
@@ -98,7 +98,7 @@ def test_a_worker_killed_after_a_booking_hands_the_turn_to_the_other_within_the_
         # the turn it was running: its booking is in the calendar, the round that answers it is not in the list
         lists = {n: stored(pg_store, key.cid) for n, key in zip(conversations, keys, strict=True)}
         booked = {
-            n for n in conversations if count(pg_store, "SELECT count(*) FROM events WHERE title = ?", f"Slot {n}")
+            n for n in conversations if count(pg_store, "SELECT count(*) FROM events WHERE title = :title", f"Slot {n}")
         }
         candidates = [n for n in booked if len(lists[n]) == 4]  # the user turn, a search and its round, the booking
         left = candidates  # the other worker's own rounds are stored within moments; the killed one's is not
@@ -205,7 +205,7 @@ def test_six_conversations_racing_for_one_slot_through_the_workers_book_it_once(
     answers = [stored(pg_store, key.cid)[-1]["content"][0]["text"] for key in keys]
     assert sorted(answer.split(": ")[1] for answer in answers) == ["lost."] * 5 + ["won."]
     winner = next(answer.split(":")[0] for answer in answers if answer.endswith("won."))
-    assert count(pg_store, "SELECT count(*) FROM events WHERE title = ?", winner) == 1
+    assert count(pg_store, "SELECT count(*) FROM events WHERE title = :title", winner) == 1
     lint_clean(pg_store, keys)
     assert asked.counts() == {(k, entries): 1 for k in range(6) for entries in (1, 3)}
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import worker_stores
 from helpers import DEMO_TODAY, demo_clock, run_cli
+from sqlalchemy import text as sql
 from test_same_requests import task_bodies
 
 from scheduler_agent.lessons.authoring import setup_for
@@ -134,7 +135,9 @@ def test_a_40_iteration_turn_keeps_its_history_under_100_kb(temporal: TemporalSe
     size = history_size(temporal, key)
     assert size < 100_000, size
     conn = db.connect(demo_db)
-    stored = conn.execute("SELECT count(*) FROM entries WHERE conversation_id = ?", (key.cid,)).fetchone()[0]
+    stored = conn.execute(
+        sql("SELECT count(*) FROM entries WHERE conversation_id = :cid"), {"cid": key.cid}
+    ).fetchone()[0]
     conn.close()
     assert stored == 1 + 2 * 39 + 1  # the whole list is in the store
 
@@ -154,5 +157,5 @@ def test_submit_prints_the_id_then_a_worker_runs_it_and_wait_prints_it_as_ask(
     assert "→ create_event" in waited.stderr
     assert "toolu_s0_book" in waited.stderr  # the turn's calls, as the trace
     conn = db.open_db(store)
-    assert conn.execute("SELECT count(*) FROM events WHERE title = 'Slot 0'").fetchone()[0] == 1
+    assert conn.execute(sql("SELECT count(*) FROM events WHERE title = 'Slot 0'")).fetchone()[0] == 1
     conn.close()

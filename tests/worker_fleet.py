@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from helpers import DUMMY_KEY, demo_clock
+from sqlalchemy import text
 
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import check, conversation_state
@@ -193,9 +194,10 @@ def lint_clean(store: str, keys: list[TurnKey]) -> None:
         assert check(messages, mode="conversation") == [], (key.cid, messages)
 
 
-def count(store: str, sql: str, *parameters: object) -> int:
+def count(store: str, query: str, title: object = None) -> int:
+    """The number `query` counts; `:title` in it is `title`."""
     conn = db.open_db(store)
     try:
-        return int(conn.execute(sql, parameters).fetchone()[0])
+        return int(conn.execute(text(query), {"title": title}).scalar_one())
     finally:
         conn.close()

@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.calendar.bookings import Booking, book_time, booking_for, lock_people, record_booking
 from scheduler_agent.calendar.events import add_event, busy_for, events_for, get_record, recurrence_columns
 from scheduler_agent.calendar.people import get_owner, list_people, match_people
@@ -25,7 +27,7 @@ from scheduler_agent.calendar.prefs import Preference, list_preferences
 from scheduler_agent.calendar.series import store_recurrence
 from scheduler_agent.calendar.slots import Interval
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person, Recurrence, to_utc_text
-from scheduler_agent.storage.db import Connection, transaction
+from scheduler_agent.storage.db import transaction
 
 Answer = Callable[[Event], str]  # the result text of a change, from the event as it now is
 
@@ -167,9 +169,11 @@ class SqliteCalendar:
         record = get_record(self.conn, event_id)
         if record is None:
             return None
-        imported = self.conn.execute("SELECT 1 FROM event_sources WHERE event_id = ?", (event_id,)).fetchone()
+        imported = self.conn.execute(
+            text("SELECT 1 FROM event_sources WHERE event_id = :event_id"), {"event_id": event_id}
+        ).fetchone()
         booked = self.conn.execute(
-            "SELECT 1 FROM bookings WHERE event_id = ? AND kind = 'create_event'", (event_id,)
+            text("SELECT 1 FROM bookings WHERE event_id = :event_id AND kind = 'create_event'"), {"event_id": event_id}
         ).fetchone()
         return StoredEvent(record.event, record.tz, record.recurrence, imported is not None, booked is not None)
 
@@ -189,8 +193,8 @@ class SqliteCalendar:
         with transaction(self.conn):
             if not stored.recurrence:
                 self.conn.execute(
-                    "UPDATE events SET start_utc = ?, end_utc = ? WHERE id = ?",
-                    (to_utc_text(start), to_utc_text(end), stored.event.id),
+                    text("UPDATE events SET start_utc = :start, end_utc = :end WHERE id = :id"),
+                    {"start": to_utc_text(start), "end": to_utc_text(end), "id": stored.event.id},
                 )
                 moved = replace(stored.event, start=start, end=end)
             else:  # that occurrence leaves the series and becomes an event of its own
@@ -203,7 +207,7 @@ class SqliteCalendar:
             if stored.recurrence:
                 self._leave_out(stored, occurrence.start)
             else:
-                self.conn.execute("DELETE FROM events WHERE id = ?", (stored.event.id,))
+                self.conn.execute(text("DELETE FROM events WHERE id = :id"), {"id": stored.event.id})
             return self._record(key, None, answer(occurrence))
 
     def invitations(self, attendees: Sequence[str]) -> str:
@@ -212,7 +216,9 @@ class SqliteCalendar:
     def _leave_out(self, stored: StoredEvent, start: datetime) -> None:
         repeat = replace(stored.recurrence, exdates=(*stored.recurrence.exdates, start))
         _, _, exdates = recurrence_columns(repeat)
-        self.conn.execute("UPDATE events SET exdates = ? WHERE id = ?", (exdates, stored.event.id))
+        self.conn.execute(
+            text("UPDATE events SET exdates = :exdates WHERE id = :id"), {"exdates": exdates, "id": stored.event.id}
+        )
         # the series' stored components and materialised occurrences follow (calendar/series.py)
         store_recurrence(self.conn, stored.event.id, stored.tz or self.owner().tz, repeat, stored.event.title)
 

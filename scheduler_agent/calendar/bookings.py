@@ -8,12 +8,15 @@ with. A resumed round finds the record and answers with it; the same id with ano
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_agent.storage.dialect import BookedTimeTaken, Connection, dialect
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import DBAPIError
+
+from scheduler_agent.storage.db import in_transaction
+from scheduler_agent.storage.dialect import BookedTimeTaken, booked_time_taken, lock_person, moment
 
 KINDS = ("create_event", "move_event", "cancel_event")
 
@@ -38,11 +41,12 @@ def input_hash(arguments: Mapping[str, Any]) -> str:
 def booking_for(conn: Connection, tool_use_id: str) -> Booking | None:
     """The record of call `tool_use_id`, if that call changed anything."""
     row = conn.execute(
-        "SELECT tool_use_id, event_id, result, kind, input_hash FROM bookings WHERE tool_use_id = ?", (tool_use_id,)
+        text("SELECT tool_use_id, event_id, result, kind, input_hash FROM bookings WHERE tool_use_id = :tool_use_id"),
+        {"tool_use_id": tool_use_id},
     ).fetchone()
     if row is None:
         return None
-    return Booking(row["tool_use_id"], row["event_id"], row["result"], row["kind"], row["input_hash"])
+    return Booking(row.tool_use_id, row.event_id, row.result, row.kind, row.input_hash)
 
 
 def record_booking(
@@ -57,14 +61,13 @@ def record_booking(
     if kind not in KINDS:
         raise ValueError(f"unknown booking kind {kind!r}: one of {', '.join(KINDS)}")
     conn.execute(
-        "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (?, ?, ?, ?, ?)",
-        (tool_use_id, event_id, result, kind, hashed),
+        text(
+            "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (:tool_use_id, "
+            ":event_id, :result, :kind, :hashed)"
+        ),
+        {"tool_use_id": tool_use_id, "event_id": event_id, "result": result, "kind": kind, "hashed": hashed},
     )
     return Booking(tool_use_id, event_id, result, kind, hashed)
-
-
-# The advisory-lock namespace of per-person booking checks (the second key is the person's hashtext).
-PERSON_LOCK_SPACE = 0x5A6E
 
 
 def lock_people(conn: Connection, keys: Iterable[str]) -> None:
@@ -75,10 +78,13 @@ def lock_people(conn: Connection, keys: Iterable[str]) -> None:
     names the owner first, so the locks are always taken in one order. A no-op on SQLite, whose
     `BEGIN IMMEDIATE` already serialises every writer, and outside a transaction.
     """
-    if dialect(conn) != "postgresql" or not conn.in_transaction:
+    if not in_transaction(conn):
         return
     for key in dict.fromkeys(keys):
-        conn.execute("SELECT pg_advisory_xact_lock(CAST(? AS integer), hashtext(?))", (PERSON_LOCK_SPACE, key))
+        lock_person(conn, key)
+
+
+_CLEAR_BOOKED = text("DELETE FROM booked_time WHERE event_id = :event_id")
 
 
 def book_time(conn: Connection, event_id: int) -> None:
@@ -87,22 +93,20 @@ def book_time(conn: Connection, event_id: int) -> None:
     Call it in the transaction of the create or move. On PostgreSQL a row overlapping another person's
     booked time raises `storage.dialect.BookedTimeTaken` (the exclusion constraint).
     """
-    conn.execute("DELETE FROM booked_time WHERE event_id = ?", (event_id,))
-    # PostgreSQL's columns are timestamptz, SQLite's the events' own text
-    moment = "CAST(e.{} AS TIMESTAMPTZ)" if dialect(conn) == "postgresql" else "e.{}"
+    conn.execute(_CLEAR_BOOKED, {"event_id": event_id})
     try:
         conn.execute(
-            "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
-            f"SELECT e.id, a.person_key, {moment.format('start_utc')}, {moment.format('end_utc')} "
-            "FROM events e JOIN event_attendees a ON a.event_id = e.id "
-            "WHERE e.id = ? AND e.rrule IS NULL AND e.rdates = ''",
-            (event_id,),
+            text(
+                "INSERT INTO booked_time (event_id, person_key, start_utc, end_utc) "
+                f"SELECT e.id, a.person_key, {moment(conn, 'e.start_utc')}, {moment(conn, 'e.end_utc')} "
+                "FROM events e JOIN event_attendees a ON a.event_id = e.id "
+                "WHERE e.id = :event_id AND e.rrule IS NULL AND e.rdates = ''"
+            ),
+            {"event_id": event_id},
         )
-    except sqlite3.OperationalError as exc:
-        # Two overlapping rows written at the same moment wait for each other's commit: PostgreSQL ends one
-        # transaction as a deadlock. For that one it is the same answer: the time was taken.
-        if getattr(exc, "sqlstate", None) != "40P01":
+    except DBAPIError as exc:
+        # The exclusion constraint; or two overlapping rows written at the same moment wait for each other's
+        # commit, and PostgreSQL ends one transaction as a deadlock. For that one it is the same answer.
+        if not booked_time_taken(exc):
             raise
-        raise BookedTimeTaken(
-            f"booked time of event {event_id} overlaps a booking written at the same moment"
-        ) from None
+        raise BookedTimeTaken(f"booked time of event {event_id} overlaps another booking: {exc.orig}") from None

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import Connection, Row, TextClause, bindparam, text
 
 from scheduler_agent.calendar.recurrence import check_rule
 from scheduler_agent.calendar.series import COVERED, live_occurrences, reach, store_recurrence, store_series
@@ -20,7 +23,7 @@ from scheduler_agent.calendar.types import (
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection, Row, dialect
+from scheduler_agent.storage.dialect import lock_events, per_dialect
 
 
 def add_event(
@@ -47,24 +50,28 @@ def add_event(
     row = checked_row(title, start, end, tz=tz, all_day=all_day, recurrence=recurrence, components=components)
     with transaction(conn):
         _check_attendees(conn, keys)
-        cursor = conn.execute(
-            f"INSERT INTO events ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (event_id, *row)
-        )
-        event_id = cursor.lastrowid
-        assert event_id is not None
-        conn.executemany(
-            "INSERT INTO event_attendees (event_id, person_key) VALUES (?, ?)",
-            [(event_id, key) for key in keys],
+        event_id = conn.execute(_INSERT_EVENT, {"id": event_id, **_row_args(row)}).scalar_one()
+        conn.execute(
+            text("INSERT INTO event_attendees (event_id, person_key) VALUES (:event_id, :key)"),
+            [{"event_id": event_id, "key": key} for key in keys],
         )
         _store_repeat(conn, event_id, row, recurrence, components)
     return Event(event_id, row[0], from_utc_text(row[1]), from_utc_text(row[2]), keys, bool(recurrence))
+
+
+def _row_args(row: EventRow) -> dict[str, object]:
+    return dict(zip(_ROW_NAMES, row, strict=True))
 
 
 _NO_REPEAT = Recurrence()  # frozen: one instance serves every event that does not repeat
 
 # What one events row holds, in the order of _INSERT_COLUMNS after the id.
 EventRow = tuple[str, str, str, str | None, int, str | None, str, str]
-_INSERT_COLUMNS = "id, title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates"
+_ROW_NAMES = ("title", "start_utc", "end_utc", "tz", "all_day", "rrule", "rdates", "exdates")
+_INSERT_COLUMNS = f"id, {', '.join(_ROW_NAMES)}"
+_INSERT_VALUES = ", ".join(f":{name}" for name in ("id", *_ROW_NAMES))
+_INSERT_EVENT = text(f"INSERT INTO events ({_INSERT_COLUMNS}) VALUES ({_INSERT_VALUES}) RETURNING id")
+_INSERT_EVENTS = text(f"INSERT INTO events ({_INSERT_COLUMNS}, created_at) VALUES ({_INSERT_VALUES}, :created_at)")
 
 
 def checked_row(
@@ -108,18 +115,25 @@ def add_events(
     """
     with transaction(conn):
         _check_attendees(conn, (person_key,))
-        if dialect(conn) == "postgresql":  # SQLite's BEGIN IMMEDIATE already holds the write lock
-            conn.execute("LOCK TABLE events IN EXCLUSIVE MODE")  # no insert in between: the ids stay free
-        first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM events").fetchone()[0]
+        lock_events(conn)  # no insert in between: the ids stay free
+        first = conn.execute(text("SELECT coalesce(max(id), 0) + 1 FROM events")).scalar_one()
         ids = list(range(first, first + len(rows)))
         created = to_utc_text(datetime.now(UTC))  # once for the batch: the column's default is worked out per row
-        conn.executemany(
-            f"INSERT INTO events ({_INSERT_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(event_id, *row, created) for event_id, row in zip(ids, rows, strict=True)],
+        if not rows:
+            return ids
+        conn.execute(
+            _INSERT_EVENTS,
+            [
+                {"id": event_id, **_row_args(row), "created_at": created}
+                for event_id, row in zip(ids, rows, strict=True)
+            ],
         )
         conn.execute(  # the rows just written, from SQLite's side: no row of parameters made or bound for each
-            "INSERT INTO event_attendees (event_id, person_key) SELECT id, ? FROM events WHERE id >= ? AND id < ?",
-            (person_key, first, first + len(rows)),
+            text(
+                "INSERT INTO event_attendees (event_id, person_key) SELECT id, :person_key FROM events "
+                "WHERE id >= :first AND id < :after"
+            ),
+            {"person_key": person_key, "first": first, "after": first + len(rows)},
         )
         for event_id, row, (recurrence, components) in zip(ids, rows, series, strict=True):
             _store_repeat(conn, event_id, row, recurrence, components)
@@ -129,8 +143,7 @@ def add_events(
 def _check_attendees(conn: Connection, keys: Sequence[str]) -> None:
     if not keys:
         raise CalendarError("an event needs at least one attendee: give person keys, e.g. ['you', 'priya']")
-    placeholders = ", ".join("?" for _ in keys)
-    known = {row[0] for row in conn.execute(f"SELECT key FROM people WHERE key IN ({placeholders})", keys)}
+    known = set(conn.execute(_KNOWN_KEYS, {"keys": list(keys)}).scalars())
     unknown = [key for key in keys if key not in known]
     if unknown:
         raise CalendarError(f"unknown attendee key(s): {', '.join(unknown)}; add them with `calendar add-person` first")
@@ -159,13 +172,13 @@ def cancel_event(conn: Connection, event_id: int) -> Event:
     with transaction(conn):
         event = get_event(conn, event_id)
         if event is None:
-            newest = conn.execute("SELECT max(id) FROM events").fetchone()[0]
+            newest = conn.execute(text("SELECT max(id) FROM events")).scalar_one()
             hint = "the calendar has no events" if newest is None else f"ids go up to {newest}"
             raise CalendarError(
                 f"there is no event with id {event_id} ({hint}): "
                 "`scheduler-agent calendar show --week YYYY-MM-DD` lists events with their ids (#N)"
             )
-        conn.execute("DELETE FROM events WHERE id = ?", (event_id,))
+        conn.execute(text("DELETE FROM events WHERE id = :event_id"), {"event_id": event_id})
     return event
 
 
@@ -183,7 +196,7 @@ def _stored_attendees(keys: str) -> tuple[str, ...]:
 _EVENT_COLUMNS = "e.id, e.title, e.start_utc, e.end_utc, e.tz, e.all_day, e.rrule, e.rdates, e.exdates, e.created_at"
 _REPEATS = "(e.rrule IS NOT NULL OR e.rdates <> '')"
 _ATTENDS = "EXISTS (SELECT 1 FROM event_attendees a WHERE a.event_id = e.id AND a.person_key = :person)"
-_KEYS = "(SELECT group_concat(k.person_key, ' ') FROM event_attendees k WHERE k.event_id = e.id)"
+_KEYS = "(SELECT {aggregate_strings}(k.person_key, ' ') FROM event_attendees k WHERE k.event_id = e.id)"
 _COVERED = COVERED  # one of the series' materialised spans holds the window (calendar/series.py)
 # Single events by an indexed range on start_utc (bounded below by the longest event), and the materialised
 # occurrences of series whose spans cover the window, the same way: neither scans the table.
@@ -208,16 +221,18 @@ _LIVE = (
 # The longest single event and the longest occurrence, in days: each read from the end of m035's index on
 # that very expression, so it is a lookup, and it follows every write.
 _LENGTH = "julianday(end_utc) - julianday(start_utc)"
-_LONGEST = (
+_LONGEST = text(
     f"SELECT (SELECT max({_LENGTH}) FROM events WHERE rrule IS NULL AND rdates = ''), "
     f"(SELECT max({_LENGTH}) FROM occurrences)"
 )
+_INDEXED_BY_DIALECT = per_dialect(_INDEXED)
+_LIVE_BY_DIALECT = per_dialect(_LIVE)
 
 
 def _window(conn: Connection, start_utc: datetime, end_utc: datetime) -> dict[str, str]:
     """The query parameters of the window [start_utc, end_utc), with the lower bounds of a start that can
     still reach into it (the longest event's and occurrence's length before it, and a second more)."""
-    event, occurrence = conn.execute(_LONGEST).fetchone()
+    event, occurrence = conn.execute(_LONGEST).one()
     return {
         "start": to_utc_text(start_utc),
         "end": to_utc_text(end_utc),
@@ -239,12 +254,12 @@ def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: 
         args = {"person": person_key, **_window(conn, start_utc, end_utc)}
     events = [
         Event(event_id, title, from_utc_text(start), from_utc_text(end), _stored_attendees(keys), bool(recurring))
-        for event_id, title, start, end, recurring, keys in conn.execute(_INDEXED, args)
+        for event_id, title, start, end, recurring, keys in conn.execute(_INDEXED_BY_DIALECT[conn.dialect.name], args)
     ]
-    for row in conn.execute(_LIVE, args) if live else ():
-        attendees = _stored_attendees(row["keys"])
+    for row in conn.execute(_LIVE_BY_DIALECT[conn.dialect.name], args) if live else ():
+        attendees = _stored_attendees(row._mapping["keys"])
         events += [
-            Event(row["id"], occurrence.title, occurrence.start, occurrence.end, attendees, recurring=True)
+            Event(row.id, occurrence.title, occurrence.start, occurrence.end, attendees, recurring=True)
             for occurrence in live_occurrences(row, start_utc, end_utc)
         ]
     return sorted(events, key=lambda event: (event.start, event.id))
@@ -254,7 +269,7 @@ BusyTime = tuple[int, datetime, datetime]  # an event's id, and the start and en
 
 
 @lru_cache(maxsize=64)
-def _busy_queries(count: int) -> tuple[str, str]:
+def _busy_queries(count: int, dialect: str) -> tuple[TextClause, TextClause]:
     """`_INDEXED` and `_LIVE` for any of `count` people (:p0, :p1, ...), without the titles busy time
     does not need. The indexed half gives a row per event and person asked for, attendees joined after
     the index range (CROSS JOIN keeps that order in SQLite; PostgreSQL plans it itself): no correlated
@@ -271,7 +286,8 @@ def _busy_queries(count: int) -> tuple[str, str]:
         "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
         f"AND a.event_id = o.event_id AND {anyone} AND s.event_id = o.event_id AND {_COVERED}"
     )
-    return indexed, _LIVE.replace(_ATTENDS, _ATTENDS.replace("a.person_key = :person", anyone))
+    live = _LIVE.replace(_ATTENDS, _ATTENDS.replace("a.person_key = :person", anyone))
+    return text(indexed), per_dialect(live)[dialect]
 
 
 def busy_for(
@@ -287,7 +303,7 @@ def busy_for(
     found: dict[str, list[BusyTime]] = {key: [] for key in wanted}
     if not wanted:
         return found
-    indexed, live = _busy_queries(len(wanted))
+    indexed, live = _busy_queries(len(wanted), conn.dialect.name)
     people = {f"p{index}": key for index, key in enumerate(wanted)}
     args = {**_window(conn, start_utc, end_utc), **people}
     expand_live = reach(conn, args)  # what the spans lack is materialised first, once
@@ -296,8 +312,8 @@ def busy_for(
     for event_id, start, end, key in conn.execute(indexed, args):
         found[key].append((event_id, from_utc_text(start), from_utc_text(end)))
     for row in conn.execute(live, args) if expand_live else ():
-        occurrences = [(row["id"], o.start, o.end) for o in live_occurrences(row, start_utc, end_utc)]
-        for key in _stored_attendees(row["keys"]):
+        occurrences = [(row.id, o.start, o.end) for o in live_occurrences(row, start_utc, end_utc)]
+        for key in _stored_attendees(row._mapping["keys"]):
             if key in found:
                 found[key] += occurrences
     for times in found.values():
@@ -312,39 +328,45 @@ def get_event(conn: Connection, event_id: int) -> Event | None:
 
 
 def get_record(conn: Connection, event_id: int) -> EventRecord | None:
-    row = conn.execute(
-        f"SELECT {_EVENT_COLUMNS}, group_concat(a.person_key, ' ') AS keys "
-        "FROM events e JOIN event_attendees a ON a.event_id = e.id WHERE e.id = ? GROUP BY e.id",
-        (event_id,),
-    ).fetchone()
+    row = conn.execute(_RECORD[conn.dialect.name], {"event_id": event_id}).fetchone()
     return None if row is None else _record(row)
+
+
+_RECORDS = (
+    f"SELECT {_EVENT_COLUMNS}, {{{{aggregate_strings}}}}(a.person_key, ' ') AS keys "
+    "FROM events e JOIN event_attendees a ON a.event_id = e.id {where} GROUP BY e.id"
+)
+_RECORD = per_dialect(_RECORDS.format(where="WHERE e.id = :event_id"))
+_ALL_RECORDS = per_dialect(_RECORDS.format(where="") + " ORDER BY e.id")
+_RECORDS_OF = per_dialect(
+    _RECORDS.format(where="WHERE e.id IN (SELECT event_id FROM event_attendees WHERE person_key = :person)")
+    + " ORDER BY e.id"
+)
+DELETE_EVENTS = text("DELETE FROM events WHERE id IN :ids").bindparams(bindparam("ids", expanding=True))
+_KNOWN_KEYS = text("SELECT key FROM people WHERE key IN :keys").bindparams(bindparam("keys", expanding=True))
 
 
 def event_records(conn: Connection, person_key: str | None = None) -> list[EventRecord]:
     """Every event as stored (repeating ones once), `person_key`'s only when given; by id."""
-    where, args = "", []
-    if person_key is not None:
-        where, args = "WHERE e.id IN (SELECT event_id FROM event_attendees WHERE person_key = ?)", [person_key]
-    rows = conn.execute(
-        f"SELECT {_EVENT_COLUMNS}, group_concat(a.person_key, ' ') AS keys "
-        f"FROM events e JOIN event_attendees a ON a.event_id = e.id {where} GROUP BY e.id ORDER BY e.id",
-        args,
-    )
+    if person_key is None:
+        rows = conn.execute(_ALL_RECORDS[conn.dialect.name])
+    else:
+        rows = conn.execute(_RECORDS_OF[conn.dialect.name], {"person": person_key})
     return [_record(row) for row in rows]
 
 
-def _record(row: Row) -> EventRecord:
-    recurrence = Recurrence(row["rrule"], _utc_list(row["rdates"]), _utc_list(row["exdates"]))
+def _record(row: Row[Any]) -> EventRecord:
+    recurrence = Recurrence(row.rrule, _utc_list(row.rdates), _utc_list(row.exdates))
     event = Event(
-        id=row["id"],
-        title=row["title"],
-        start=from_utc_text(row["start_utc"]),
-        end=from_utc_text(row["end_utc"]),
-        attendees=_stored_attendees(row["keys"]),
+        id=row.id,
+        title=row.title,
+        start=from_utc_text(row.start_utc),
+        end=from_utc_text(row.end_utc),
+        attendees=_stored_attendees(row._mapping["keys"]),
         recurring=bool(recurrence),
     )
-    created = datetime.strptime(row["created_at"], UTC_FORMAT).replace(tzinfo=UTC)
-    return EventRecord(event, row["tz"], bool(row["all_day"]), recurrence, created)
+    created = datetime.strptime(row.created_at, UTC_FORMAT).replace(tzinfo=UTC)
+    return EventRecord(event, row.tz, bool(row.all_day), recurrence, created)
 
 
 def _utc_list(text: str) -> tuple[datetime, ...]:

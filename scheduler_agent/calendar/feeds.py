@@ -18,11 +18,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy import Connection, Row, text
+
 from scheduler_agent.calendar.feed_addresses import FeedError, Policy, check_url
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.types import Person, from_utc_text, person_from_row, to_utc_text
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection, Row
 
 DEFAULT_REFRESH = timedelta(minutes=15)
 TIMEOUT_SECONDS = 10.0  # the whole fetch: resolving, connecting, every redirect, headers and body
@@ -114,12 +115,23 @@ def subscribe(
     address = normalised_url(url, policy)
     with transaction(conn):
         conn.execute(
-            "INSERT INTO feeds (person_key, url, refresh_seconds, allow_http, allow_private) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (person_key, url) DO UPDATE SET refresh_seconds = excluded.refresh_seconds, "
-            "allow_http = excluded.allow_http, allow_private = excluded.allow_private",
-            (person.key, address, int(refresh.total_seconds()), int(policy.allow_http), int(policy.allow_private)),
+            text(
+                "INSERT INTO feeds (person_key, url, refresh_seconds, allow_http, allow_private) VALUES (:key, "
+                ":address, :refresh, :allow_http, :allow_private) "
+                "ON CONFLICT (person_key, url) DO UPDATE SET refresh_seconds = excluded.refresh_seconds, "
+                "allow_http = excluded.allow_http, allow_private = excluded.allow_private"
+            ),
+            {
+                "key": person.key,
+                "address": address,
+                "refresh": int(refresh.total_seconds()),
+                "allow_http": int(policy.allow_http),
+                "allow_private": int(policy.allow_private),
+            },
         )
-    row = conn.execute("SELECT id FROM feeds WHERE person_key = ? AND url = ?", (person.key, address)).fetchone()
+    row = conn.execute(
+        text("SELECT id FROM feeds WHERE person_key = :key AND url = :address"), {"key": person.key, "address": address}
+    ).one()
     feed = get_feed(conn, row[0])
     assert feed is not None
     return feed
@@ -129,11 +141,13 @@ def unsubscribe(conn: Connection, feed_id: int) -> None:
     """Forget a feed and its events."""
     with transaction(conn):
         conn.execute(  # by (person, origin): the prefix of event_sources' unique index (m036)
-            "DELETE FROM events WHERE id IN (SELECT event_id FROM event_sources "
-            "WHERE person_key = (SELECT person_key FROM feeds WHERE id = ?) AND origin = ?)",
-            (feed_id, origin(feed_id)),
+            text(
+                "DELETE FROM events WHERE id IN (SELECT event_id FROM event_sources "
+                "WHERE person_key = (SELECT person_key FROM feeds WHERE id = :feed_id) AND origin = :origin)"
+            ),
+            {"feed_id": feed_id, "origin": origin(feed_id)},
         )
-        conn.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+        conn.execute(text("DELETE FROM feeds WHERE id = :feed_id"), {"feed_id": feed_id})
 
 
 def origin(feed_id: int) -> str:
@@ -142,9 +156,11 @@ def origin(feed_id: int) -> str:
 
 def list_feeds(conn: Connection, person_keys: list[str] | None = None) -> list[Feed]:
     rows = conn.execute(
-        "SELECT f.*, (SELECT count(*) FROM event_sources s WHERE s.person_key = f.person_key "
-        "AND s.origin = 'feed:' || f.id) AS events "
-        "FROM feeds f ORDER BY f.id"
+        text(
+            "SELECT f.*, (SELECT count(*) FROM event_sources s WHERE s.person_key = f.person_key "
+            "AND s.origin = 'feed:' || f.id) AS events "
+            "FROM feeds f ORDER BY f.id"
+        )
     ).fetchall()
     feeds = [_feed(row) for row in rows]
     return feeds if person_keys is None else [feed for feed in feeds if feed.person_key in person_keys]
@@ -154,36 +170,33 @@ def get_feed(conn: Connection, feed_id: int) -> Feed | None:
     return next((feed for feed in list_feeds(conn) if feed.id == feed_id), None)
 
 
-def _feed(row: Row) -> Feed:
+def _feed(row: Row[Any]) -> Feed:
     def moment(text: str | None) -> datetime | None:
         return None if text is None else from_utc_text(text)
 
     return Feed(
-        row["id"],
-        row["person_key"],
-        row["url"],
-        timedelta(seconds=row["refresh_seconds"]),
-        row["etag"],
-        row["last_modified"],
-        moment(row["fetched_at"]),
-        moment(row["ok_at"]),
-        row["result"],
-        row["events"],
-        Policy(allow_http=bool(row["allow_http"]), allow_private=bool(row["allow_private"])),
-        row["skipped"],
+        row.id,
+        row.person_key,
+        row.url,
+        timedelta(seconds=row.refresh_seconds),
+        row.etag,
+        row.last_modified,
+        moment(row.fetched_at),
+        moment(row.ok_at),
+        row.result,
+        row.events,
+        Policy(allow_http=bool(row.allow_http), allow_private=bool(row.allow_private)),
+        row.skipped,
     )
 
 
 def _record(conn: Connection, feed: Feed, now: datetime, result: str, ok: bool, **headers: str | None) -> None:
-    sets = ["fetched_at = ?", "result = ?"]
-    args: list[Any] = [to_utc_text(now), result]
+    values: dict[str, Any] = {"fetched_at": to_utc_text(now), "result": result}
     if ok:
-        sets.append("ok_at = ?")
-        args.append(to_utc_text(now))
-    for column, value in headers.items():
-        sets.append(f"{column} = ?")
-        args.append(value)
-    conn.execute(f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*args, feed.id))
+        values["ok_at"] = to_utc_text(now)
+    values.update(headers)  # the column names are this module's own (etag, last_modified)
+    sets = ", ".join(f"{column} = :{column}" for column in values)
+    conn.execute(text(f"UPDATE feeds SET {sets} WHERE id = :id"), {**values, "id": feed.id})
 
 
 # --- fetching ----------------------------------------------------------------------------------
@@ -241,7 +254,9 @@ def _store(conn: Connection, feed: Feed, now: datetime, body: bytes, etag: str |
     from scheduler_agent.calendar.imports import import_events
 
     owner = get_owner(conn)
-    person = person_from_row(conn.execute("SELECT * FROM people WHERE key = ?", (feed.person_key,)).fetchone())
+    person = person_from_row(
+        conn.execute(text("SELECT * FROM people WHERE key = :person_key"), {"person_key": feed.person_key}).one()
+    )
     name = f"feed {feed.id}"
     try:
         read = read_ics(decode(body, name), name=name, owner=owner, person=person)

@@ -9,6 +9,8 @@ from importlib import resources
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.calendar.events import add_event, event_records
 from scheduler_agent.calendar.people import checked, get_owner, list_people, upsert_person
 from scheduler_agent.calendar.prefs import add_preference, list_preferences
@@ -27,7 +29,7 @@ from scheduler_agent.calendar.types import (
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
+from scheduler_agent.storage.dialect import per_dialect
 
 
 def demo_fixture() -> dict[str, Any]:
@@ -121,7 +123,7 @@ def export_fixture(conn: Connection) -> dict[str, Any]:
         return value.astimezone(ZoneInfo(owner.tz)).isoformat(timespec="minutes")
 
     events = []
-    imported = {row[0] for row in conn.execute("SELECT event_id FROM event_sources")}
+    imported = {row[0] for row in conn.execute(text("SELECT event_id FROM event_sources"))}
     for record in event_records(conn):
         event = record.event
         minutes = int((event.end - event.start).total_seconds() // 60)
@@ -178,7 +180,7 @@ def _person(key: str, spec: Mapping[str, Any]) -> Person:
 
 
 def _ensure_person(conn: Connection, person: Person) -> None:
-    row = conn.execute("SELECT * FROM people WHERE key = ?", (person.key,)).fetchone()
+    row = conn.execute(text("SELECT * FROM people WHERE key = :key"), {"key": person.key}).fetchone()
     if row is None:
         upsert_person(conn, person)
     elif person_from_row(row) != person:
@@ -198,8 +200,8 @@ def _fixture_start(text: str) -> datetime:
 # The events with this title and these times, and who attends each: single events and repeating ones each
 # through their own index by time (m021's, m012's).
 _SAME = "e.title = :title AND e.start_utc = :start AND e.end_utc = :end"
-SAME_EVENT = (
-    "SELECT e.id, group_concat(a.person_key, ' ') AS keys FROM events e "
+SAME_EVENT = per_dialect(
+    "SELECT e.id, {aggregate_strings}(a.person_key, ' ') AS keys FROM events e "
     "JOIN event_attendees a ON a.event_id = e.id "
     f"WHERE e.id IN (SELECT e.id FROM events e WHERE {_SAME} AND e.rrule IS NULL AND e.rdates = '' "
     f"UNION ALL SELECT e.id FROM events e WHERE {_SAME} AND (e.rrule IS NOT NULL OR e.rdates <> '')) "
@@ -209,7 +211,8 @@ SAME_EVENT = (
 
 def _event_exists(conn: Connection, title: str, start: datetime, end: datetime, attendees: Sequence[str]) -> bool:
     rows = conn.execute(
-        SAME_EVENT, {"title": " ".join(title.split()), "start": to_utc_text(start), "end": to_utc_text(end)}
+        SAME_EVENT[conn.dialect.name],
+        {"title": " ".join(title.split()), "start": to_utc_text(start), "end": to_utc_text(end)},
     )
     wanted = set(attendees)
-    return any(set(row["keys"].split()) == wanted for row in rows)
+    return any(set(row._mapping["keys"].split()) == wanted for row in rows)

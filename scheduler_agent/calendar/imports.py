@@ -12,12 +12,13 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from scheduler_agent.calendar.events import add_events, checked_row, recurrence_columns
+from sqlalchemy import Connection, bindparam, text
+
+from scheduler_agent.calendar.events import DELETE_EVENTS, add_events, checked_row, recurrence_columns
 from scheduler_agent.calendar.recurrence import check_rule
 from scheduler_agent.calendar.series import components_of, store_recurrence, store_series
 from scheduler_agent.calendar.types import CalendarError, ImportCounts, ImportedEvent, Recurrence, to_utc_text
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 HERE = "X-SCHEDULER-AGENT-EVENT"  # the property `calendar export` writes an event's key in
 _EVENT_KEY = re.compile(r"event-([0-9]+)-[0-9]{8}T[0-9]{6}Z-[0-9a-f]+")
@@ -25,7 +26,7 @@ _EVENT_KEY = re.compile(r"event-([0-9]+)-[0-9]{8}T[0-9]{6}Z-[0-9a-f]+")
 
 def calendar_token(conn: Connection) -> str:
     """The random token naming this calendar (m039)."""
-    token: str = conn.execute("SELECT token FROM calendar_identity").fetchone()[0]
+    token: str = conn.execute(text("SELECT token FROM calendar_identity")).scalar_one()
     return token
 
 
@@ -58,11 +59,14 @@ def _here(conn: Connection, events: Sequence[ImportedEvent]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(ids), 500):  # under any database's limit of parameters
         chunk = ids[start : start + 500]
-        rows = conn.execute(f"SELECT id, created_at FROM events WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+        rows = conn.execute(_CREATED_AT, {"ids": chunk})
         found.update(
             f"event-{event_id}-{created.replace('-', '').replace(':', '')}-{token}" for event_id, created in rows
         )
     return wanted & found
+
+
+_CREATED_AT = text("SELECT id, created_at FROM events WHERE id IN :ids").bindparams(bindparam("ids", expanding=True))
 
 
 def import_events(
@@ -108,7 +112,7 @@ def import_events(
                 counts["updated" if _update_imported(conn, event_id, item) else "unchanged"] += 1
             if item.components is not None:  # its overrides are in the series now, not events of their own
                 gone.update(known.pop(other) for other in [k for k in known if k[0] == item.uid and k[1]])
-        conn.executemany("DELETE FROM events WHERE id = ?", [(event_id,) for event_id in sorted(gone)])
+        conn.execute(DELETE_EVENTS, {"ids": sorted(gone)})
         added = _add_new(conn, person_key, origin, list(fresh.items()))
         known.update(zip(fresh, added, strict=True))
         kept.update(added)
@@ -116,17 +120,18 @@ def import_events(
         for uid, recurrence_id in cancelled:
             event_id = known.get((uid, _recurrence_id_text(recurrence_id)))
             if event_id is not None and event_id not in gone:
-                conn.execute("DELETE FROM events WHERE id = ?", (event_id,))
+                conn.execute(text("DELETE FROM events WHERE id = :event_id"), {"event_id": event_id})
                 counts["removed"] += 1
         if replace_all:
             stale = [
                 event_id
                 for (event_id,) in conn.execute(
-                    "SELECT event_id FROM event_sources WHERE person_key = ? AND origin = ?", (person_key, origin)
+                    text("SELECT event_id FROM event_sources WHERE person_key = :person_key AND origin = :origin"),
+                    {"person_key": person_key, "origin": origin},
                 )
                 if event_id not in kept
             ]
-            conn.executemany("DELETE FROM events WHERE id = ?", [(event_id,) for event_id in stale])
+            conn.execute(DELETE_EVENTS, {"ids": list(stale)})
             counts["removed"] += len(stale)
     return ImportCounts(**counts)
 
@@ -136,8 +141,10 @@ SourceKey = tuple[str, str]  # (UID, RECURRENCE-ID as UTC text or '')
 
 def _sources(conn: Connection, person_key: str, origin: str) -> dict[SourceKey, int]:
     rows = conn.execute(
-        "SELECT uid, recurrence_id, event_id FROM event_sources WHERE person_key = ? AND origin = ?",
-        (person_key, origin),
+        text(
+            "SELECT uid, recurrence_id, event_id FROM event_sources WHERE person_key = :person_key AND origin = :origin"
+        ),
+        {"person_key": person_key, "origin": origin},
     )
     return {(uid, recurrence_id): event_id for uid, recurrence_id, event_id in rows}
 
@@ -159,15 +166,25 @@ def _add_new(
         for _, item in fresh
     ]
     ids = add_events(conn, person_key, rows, [(item.recurrence, item.components) for _, item in fresh])
-    conn.executemany(
-        "INSERT INTO event_sources (event_id, person_key, origin, uid, recurrence_id) VALUES (?, ?, ?, ?, ?)",
-        [(event_id, person_key, origin, *key) for event_id, (key, _) in zip(ids, fresh, strict=True)],
-    )
+    if ids:
+        conn.execute(
+            text(
+                "INSERT INTO event_sources (event_id, person_key, origin, uid, recurrence_id) "
+                "VALUES (:event_id, :person_key, :origin, :uid, :recurrence_id)"
+            ),
+            [
+                {"event_id": event_id, "person_key": person_key, "origin": origin, "uid": uid, "recurrence_id": rid}
+                for event_id, ((uid, rid), _) in zip(ids, fresh, strict=True)
+            ],
+        )
     return ids
 
 
 def _recurrence_id_text(moment: datetime | None) -> str:
     return "" if moment is None else to_utc_text(moment)
+
+
+_COLUMNS = ("title", "start_utc", "end_utc", "tz", "all_day", "rrule", "rdates", "exdates")
 
 
 def _update_imported(conn: Connection, event_id: int, item: ImportedEvent) -> bool:
@@ -185,16 +202,18 @@ def _update_imported(conn: Connection, event_id: int, item: ImportedEvent) -> bo
     repeat = item.recurrence or Recurrence()  # EXDATEs alone do not make an event repeat: as add_event stores it
     wanted = (title, start_text, end_text, item.tz, int(item.all_day), *recurrence_columns(repeat))
     row = conn.execute(
-        "SELECT title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates FROM events WHERE id = ?",
-        (event_id,),
-    ).fetchone()
+        text("SELECT title, start_utc, end_utc, tz, all_day, rrule, rdates, exdates FROM events WHERE id = :event_id"),
+        {"event_id": event_id},
+    ).one()
     same_series = item.components is None or components_of(conn, event_id) == item.components
     if tuple(row) == wanted and same_series:
         return False
     conn.execute(
-        "UPDATE events SET title = ?, start_utc = ?, end_utc = ?, tz = ?, all_day = ?, rrule = ?, rdates = ?, "
-        "exdates = ? WHERE id = ?",
-        (*wanted, event_id),
+        text(
+            "UPDATE events SET title = :title, start_utc = :start_utc, end_utc = :end_utc, tz = :tz, "
+            "all_day = :all_day, rrule = :rrule, rdates = :rdates, exdates = :exdates WHERE id = :id"
+        ),
+        {**dict(zip(_COLUMNS, wanted, strict=True)), "id": event_id},
     )
     if item.components is not None:
         store_series(conn, event_id, *item.components)
@@ -202,6 +221,6 @@ def _update_imported(conn: Connection, event_id: int, item: ImportedEvent) -> bo
         assert item.tz is not None
         store_recurrence(conn, event_id, item.tz, repeat, title)
     else:
-        conn.execute("DELETE FROM event_series WHERE event_id = ?", (event_id,))
-        conn.execute("DELETE FROM occurrences WHERE event_id = ?", (event_id,))
+        conn.execute(text("DELETE FROM event_series WHERE event_id = :event_id"), {"event_id": event_id})
+        conn.execute(text("DELETE FROM occurrences WHERE event_id = :event_id"), {"event_id": event_id})
     return True

@@ -5,8 +5,9 @@ Apart from backend.py, which the CalDAV calendar (caldav/remote.py) builds on: s
 
 from __future__ import annotations
 
+from sqlalchemy import Connection
+
 from scheduler_agent.calendar.backend import Calendar, SqliteCalendar
-from scheduler_agent.storage.db import Connection
 
 
 def open_calendar(conn: Connection, *, invites: bool | None = None) -> Calendar:

@@ -6,6 +6,9 @@ import re
 from dataclasses import replace
 from datetime import UTC, date, datetime, time
 
+from sqlalchemy import Connection, text
+
+from scheduler_agent.calendar.events import DELETE_EVENTS
 from scheduler_agent.calendar.types import (
     KEY_PATTERN,
     OWNER_KEY,
@@ -22,11 +25,10 @@ from scheduler_agent.calendar.types import (
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 
 def get_owner(conn: Connection) -> Person:
-    row = conn.execute("SELECT * FROM people WHERE key = ?", (OWNER_KEY,)).fetchone()
+    row = conn.execute(text("SELECT * FROM people WHERE key = :OWNER_KEY"), {"OWNER_KEY": OWNER_KEY}).fetchone()
     if row is None:
         raise CalendarError(f"this calendar has no owner yet: {SET_OWNER_HINT}")
     return person_from_row(row)
@@ -50,9 +52,9 @@ def add_person(conn: Connection, key: str, name: str, tz: str, work_start: time,
         raise CalendarError(f"key {shown} must be 1-32 lowercase letters, digits, '-' or '_': e.g. {suggestion!r}")
     person = new_person(key, name, tz, work_start, work_end)
     with transaction(conn):
-        existing = conn.execute("SELECT name FROM people WHERE key = ?", (key,)).fetchone()
+        existing = conn.execute(text("SELECT name FROM people WHERE key = :key"), {"key": key}).fetchone()
         if existing is not None:
-            raise CalendarError(f"key {key!r} is already taken by {existing['name']}: choose another key")
+            raise CalendarError(f"key {key!r} is already taken by {existing.name}: choose another key")
         upsert_person(conn, person)
     return person
 
@@ -65,22 +67,24 @@ def new_person(key: str, name: str, tz: str, work_start: time, work_end: time) -
 def upsert_person(conn: Connection, person: Person) -> None:
     lunch = f"{person.lunch[0]:%H:%M}-{person.lunch[1]:%H:%M}" if person.lunch else ""
     conn.execute(
-        "INSERT INTO people (key, name, tz, work_start, work_end, days, days_off, buffer_minutes, lunch) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (key) DO UPDATE SET name = excluded.name, tz = excluded.tz, "
-        "work_start = excluded.work_start, work_end = excluded.work_end, days = excluded.days, "
-        "days_off = excluded.days_off, buffer_minutes = excluded.buffer_minutes, lunch = excluded.lunch",
-        (
-            person.key,
-            person.name,
-            person.tz,
-            f"{person.work_start:%H:%M}",
-            f"{person.work_end:%H:%M}",
-            days_text(person.days),
-            " ".join(day.isoformat() for day in person.days_off),
-            person.buffer_minutes,
-            lunch,
+        text(
+            "INSERT INTO people (key, name, tz, work_start, work_end, days, days_off, buffer_minutes, lunch) "
+            "VALUES (:key, :name, :tz, :work_start, :work_end, :days, :days_off, :buffer_minutes, :lunch) "
+            "ON CONFLICT (key) DO UPDATE SET name = excluded.name, tz = excluded.tz, "
+            "work_start = excluded.work_start, work_end = excluded.work_end, days = excluded.days, "
+            "days_off = excluded.days_off, buffer_minutes = excluded.buffer_minutes, lunch = excluded.lunch"
         ),
+        {
+            "key": person.key,
+            "name": person.name,
+            "tz": person.tz,
+            "work_start": f"{person.work_start:%H:%M}",
+            "work_end": f"{person.work_end:%H:%M}",
+            "days": days_text(person.days),
+            "days_off": " ".join(day.isoformat() for day in person.days_off),
+            "buffer_minutes": person.buffer_minutes,
+            "lunch": lunch,
+        },
     )
 
 
@@ -113,7 +117,7 @@ def edit_person(
     `days` are merged into the weekdays already set; `lunch` False removes the break (True: unchanged).
     """
     with transaction(conn):
-        row = conn.execute("SELECT * FROM people WHERE key = ?", (key,)).fetchone()
+        row = conn.execute(text("SELECT * FROM people WHERE key = :key"), {"key": key}).fetchone()
         if row is None:
             raise CalendarError(_unknown_key(conn, key))
         person = person_from_row(row)
@@ -142,9 +146,11 @@ def edit_person(
 def future_events(conn: Connection, key: str, now: datetime) -> list[int]:
     """The ids of `key`'s events that end after `now` (a repeating one counts while it has no end)."""
     rows = conn.execute(
-        "SELECT DISTINCT e.id FROM events e JOIN event_attendees a ON a.event_id = e.id AND a.person_key = ? "
-        "WHERE e.end_utc > ? OR e.rrule IS NOT NULL OR e.rdates <> '' ORDER BY e.id",
-        (key, to_utc_text(now.astimezone(UTC))),
+        text(
+            "SELECT DISTINCT e.id FROM events e JOIN event_attendees a ON a.event_id = e.id AND a.person_key = :key "
+            "WHERE e.end_utc > :now OR e.rrule IS NOT NULL OR e.rdates <> '' ORDER BY e.id"
+        ),
+        {"key": key, "now": to_utc_text(now.astimezone(UTC))},
     )
     return [row[0] for row in rows]
 
@@ -158,22 +164,22 @@ def remove_person(conn: Connection, key: str, now: datetime, *, cancel_meetings:
     if key == OWNER_KEY:
         raise CalendarError("the owner cannot be removed: change them with `calendar set-owner`")
     with transaction(conn):
-        row = conn.execute("SELECT name FROM people WHERE key = ?", (key,)).fetchone()
+        row = conn.execute(text("SELECT name FROM people WHERE key = :key"), {"key": key}).fetchone()
         if row is None:
             raise CalendarError(_unknown_key(conn, key))
         upcoming = future_events(conn, key, now)
         if upcoming and not cancel_meetings:
             ids = ", ".join(f"#{event_id}" for event_id in upcoming)
             raise CalendarError(
-                f"{row['name']} ({key}) still has {len(upcoming)} future meeting(s) ({ids}): cancel them first "
+                f"{row.name} ({key}) still has {len(upcoming)} future meeting(s) ({ids}): cancel them first "
                 "with `calendar cancel ID`, or run again with --cancel-meetings to cancel them all"
             )
-        conn.executemany("DELETE FROM events WHERE id = ?", [(event_id,) for event_id in upcoming])
+        conn.execute(DELETE_EVENTS, {"ids": list(upcoming)})
         # Their past meetings with others stay, without them; events that were theirs alone go.
-        conn.execute("DELETE FROM event_attendees WHERE person_key = ?", (key,))
-        conn.execute("DELETE FROM events WHERE id NOT IN (SELECT event_id FROM event_attendees)")
-        conn.execute("DELETE FROM event_sources WHERE person_key = ?", (key,))
-        conn.execute("DELETE FROM people WHERE key = ?", (key,))
+        conn.execute(text("DELETE FROM event_attendees WHERE person_key = :key"), {"key": key})
+        conn.execute(text("DELETE FROM events WHERE id NOT IN (SELECT event_id FROM event_attendees)"))
+        conn.execute(text("DELETE FROM event_sources WHERE person_key = :key"), {"key": key})
+        conn.execute(text("DELETE FROM people WHERE key = :key"), {"key": key})
     return upcoming
 
 
@@ -184,7 +190,7 @@ def _unknown_key(conn: Connection, key: str) -> str:
 
 def list_people(conn: Connection) -> list[Person]:
     """Everyone but the owner, by key."""
-    rows = conn.execute("SELECT * FROM people WHERE key <> ? ORDER BY key", (OWNER_KEY,))
+    rows = conn.execute(text("SELECT * FROM people WHERE key <> :OWNER_KEY ORDER BY key"), {"OWNER_KEY": OWNER_KEY})
     return [person_from_row(row) for row in rows]
 
 

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
+
 from scheduler_agent.calendar.types import WEEKDAY_KEYS, CalendarError
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 RULES = ("not_before", "not_after", "no_days", "max_per_day")
 MAX_TEXT = 300
@@ -70,8 +72,8 @@ class Rules:
 
 
 def list_preferences(conn: Connection) -> list[Preference]:
-    rows = conn.execute("SELECT id, text, rule, value FROM preferences ORDER BY id")
-    return [Preference(row["id"], row["text"], row["rule"], row["value"]) for row in rows]
+    rows = conn.execute(sql("SELECT id, text, rule, value FROM preferences ORDER BY id"))
+    return [Preference(row.id, row.text, row.rule, row.value) for row in rows]
 
 
 def add_preference(conn: Connection, text: str | None, rule: str = "", value: str = "") -> Preference:
@@ -88,9 +90,11 @@ def add_preference(conn: Connection, text: str | None, rule: str = "", value: st
     if len(cleaned) > MAX_TEXT:
         raise CalendarError(f"the preference is {len(cleaned)} characters long: keep it under {MAX_TEXT}")
     with transaction(conn):
-        cursor = conn.execute("INSERT INTO preferences (text, rule, value) VALUES (?, ?, ?)", (cleaned, rule, value))
-    assert cursor.lastrowid is not None
-    return Preference(cursor.lastrowid, cleaned, rule, value)
+        pid = conn.execute(
+            sql("INSERT INTO preferences (text, rule, value) VALUES (:text, :rule, :value) RETURNING id"),
+            {"text": cleaned, "rule": rule, "value": value},
+        ).scalar_one()
+    return Preference(int(pid), cleaned, rule, value)
 
 
 def remove_preference(conn: Connection, preference_id: int) -> Preference:
@@ -101,7 +105,7 @@ def remove_preference(conn: Connection, preference_id: int) -> Preference:
             raise CalendarError(
                 f"there is no preference #{preference_id} (the preferences are {ids}): `calendar prefs list` shows them"
             )
-        conn.execute("DELETE FROM preferences WHERE id = ?", (preference_id,))
+        conn.execute(sql("DELETE FROM preferences WHERE id = :preference_id"), {"preference_id": preference_id})
     return found[0]
 
 

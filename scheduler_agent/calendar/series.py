@@ -21,11 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, Row, text
 
 from scheduler_agent.calendar.recurrence import CalendarError, Occurrence, digest, expand, series_text
 from scheduler_agent.calendar.types import Recurrence, from_utc_text, to_utc_text
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection, Row
 
 HORIZON_BACK = timedelta(days=366)
 HORIZON_AHEAD = timedelta(days=400)  # the near span's end when written: the coming year's searches, and a month
@@ -52,13 +54,16 @@ def store_series(
 ) -> None:
     """Keep `components` as event `event_id`'s series (replacing any) and materialise its near span."""
     version = digest(components, zone, day_zone)
-    conn.execute("DELETE FROM occurrences WHERE event_id = ?", (event_id,))
+    conn.execute(text("DELETE FROM occurrences WHERE event_id = :event_id"), {"event_id": event_id})
     conn.execute(
-        "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT (event_id) DO UPDATE SET components = excluded.components, version = excluded.version, "
-        "zone = excluded.zone, day_zone = excluded.day_zone, expanded_from = NULL, expanded_until = NULL, "
-        "far_from = NULL, far_until = NULL",
-        (event_id, components, version, zone, day_zone),
+        text(
+            "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (:event_id, "
+            ":components, :version, :zone, :day_zone) "
+            "ON CONFLICT (event_id) DO UPDATE SET components = excluded.components, version = excluded.version, "
+            "zone = excluded.zone, day_zone = excluded.day_zone, expanded_from = NULL, expanded_until = NULL, "
+            "far_from = NULL, far_until = NULL"
+        ),
+        {"event_id": event_id, "components": components, "version": version, "zone": zone, "day_zone": day_zone},
     )
     first = _first(conn, event_id)
     moment = now or datetime.now(UTC)
@@ -70,31 +75,35 @@ def store_series(
         found = expand(components, zone, day_zone, *span, first=first, cap=MATERIALISE_CAP)
     except CalendarError:
         return  # too dense to keep: each window expands it (and says so if even that is too much)
-    conn.executemany(
-        "INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (?, ?, ?, ?)",
-        [(event_id, to_utc_text(o.start), to_utc_text(o.end), o.title) for o in found],
-    )
+    if found:
+        conn.execute(
+            _INSERT,
+            [
+                {"id": event_id, "start": to_utc_text(o.start), "end": to_utc_text(o.end), "title": o.title}
+                for o in found
+            ],
+        )
     conn.execute(
-        "UPDATE event_series SET expanded_from = ?, expanded_until = ? WHERE event_id = ?",
-        (to_utc_text(span[0]), to_utc_text(span[1]), event_id),
+        text("UPDATE event_series SET expanded_from = :expanded_from, expanded_until = :until WHERE event_id = :id"),
+        {"expanded_from": to_utc_text(span[0]), "until": to_utc_text(span[1]), "id": event_id},
     )
 
 
 # --- reaching past the spans: a search materialises what it needs, once ----------------------------------
 
 # The repeating events no span covers the window for: the rows `events._LIVE` would expand, for anyone.
-_UNCOVERED = (
+_UNCOVERED = text(
     "SELECT e.id, e.start_utc, e.end_utc, s.components, s.zone, s.day_zone, s.expanded_from, s.expanded_until, "
     "s.far_from, s.far_until FROM events e LEFT JOIN event_series s ON s.event_id = e.id "
     f"WHERE (e.rrule IS NOT NULL OR e.rdates <> '') AND e.start_utc < :end AND NOT coalesce({COVERED}, FALSE)"
 )
 # Claimed only if no one moved the spans since they were read (another process reaching the same window).
-_CLAIM = (
+_CLAIM = text(
     "UPDATE event_series SET expanded_until = :until, far_from = :far_from, far_until = :far_until "
     "WHERE event_id = :id AND expanded_until = :old_until AND coalesce(far_from, '') = :old_far_from"
 )
-_DROP = "DELETE FROM occurrences WHERE event_id = :id AND start_utc >= :from_utc AND start_utc < :until"
-_INSERT = "INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (:id, :start, :end, :title)"
+_DROP = text("DELETE FROM occurrences WHERE event_id = :id AND start_utc >= :from_utc AND start_utc < :until")
+_INSERT = text("INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (:id, :start, :end, :title)")
 
 
 def reach(conn: Connection, window: Mapping[str, str]) -> bool:
@@ -110,15 +119,15 @@ def reach(conn: Connection, window: Mapping[str, str]) -> bool:
         return False
     lower, end = from_utc_text(window["occurrence_lower"]), from_utc_text(window["end"])
     for row in rows:
-        if row["expanded_until"] is not None:  # NULL: never materialised (too dense, or an old database)
+        if row.expanded_until is not None:  # NULL: never materialised (too dense, or an old database)
             _extend(conn, row, lower, end)
     return True
 
 
-def _extend(conn: Connection, row: Row, lower: datetime, end: datetime) -> None:
+def _extend(conn: Connection, row: Row[Any], lower: datetime, end: datetime) -> None:
     """Extend or make the span that the window [lower, end) falls in, for the series of `row`."""
-    near = (from_utc_text(row["expanded_from"]), from_utc_text(row["expanded_until"]))
-    far = None if row["far_from"] is None else (from_utc_text(row["far_from"]), from_utc_text(row["far_until"]))
+    near = (from_utc_text(row.expanded_from), from_utc_text(row.expanded_until))
+    far = None if row.far_from is None else (from_utc_text(row.far_from), from_utc_text(row.far_until))
     if lower < near[0]:
         return  # before the near span (the past): expanded when asked
     until = end + REACH_STEP
@@ -130,35 +139,36 @@ def _extend(conn: Connection, row: Row, lower: datetime, end: datetime) -> None:
     else:  # a far span of its own, in place of any other
         begins = lower - FAR_MARGIN
         pieces, drop, spans = [(begins, until)], far, (near[1], (begins, until))
-    first = (from_utc_text(row["start_utc"]), from_utc_text(row["end_utc"]))
+    first = (from_utc_text(row.start_utc), from_utc_text(row.end_utc))
     found: list[Occurrence] = []
     try:
         for begins, ends in pieces:
-            occurrences = expand(row["components"], row["zone"], row["day_zone"], begins, ends, first, MATERIALISE_CAP)
+            occurrences = expand(row.components, row.zone, row.day_zone, begins, ends, first, MATERIALISE_CAP)
             found += [occurrence for occurrence in occurrences if occurrence.start >= begins]
     except CalendarError:
         return  # too dense to keep: each window expands it
     new_far = spans[1]
     claim = {
-        "id": row["id"],
+        "id": row.id,
         "until": to_utc_text(spans[0]),
         "far_from": None if new_far is None else to_utc_text(new_far[0]),
         "far_until": None if new_far is None else to_utc_text(new_far[1]),
-        "old_until": row["expanded_until"],
-        "old_far_from": row["far_from"] or "",
+        "old_until": row.expanded_until,
+        "old_far_from": row.far_from or "",
     }
     with transaction(conn):
         if conn.execute(_CLAIM, claim).rowcount != 1:
             return  # another search reached it first
         if drop is not None:
-            conn.execute(_DROP, {"id": row["id"], "from_utc": to_utc_text(drop[0]), "until": to_utc_text(drop[1])})
-        conn.executemany(
-            _INSERT,
-            [
-                {"id": row["id"], "start": to_utc_text(o.start), "end": to_utc_text(o.end), "title": o.title}
-                for o in found
-            ],
-        )
+            conn.execute(_DROP, {"id": row.id, "from_utc": to_utc_text(drop[0]), "until": to_utc_text(drop[1])})
+        if found:
+            conn.execute(
+                _INSERT,
+                [
+                    {"id": row.id, "start": to_utc_text(o.start), "end": to_utc_text(o.end), "title": o.title}
+                    for o in found
+                ],
+            )
 
 
 def store_recurrence(conn: Connection, event_id: int, tz: str, recurrence: Recurrence, title: str) -> None:
@@ -168,25 +178,25 @@ def store_recurrence(conn: Connection, event_id: int, tz: str, recurrence: Recur
 
 
 def _first(conn: Connection, event_id: int) -> tuple[datetime, datetime]:
-    row = conn.execute("SELECT start_utc, end_utc FROM events WHERE id = ?", (event_id,)).fetchone()
+    row = conn.execute(text("SELECT start_utc, end_utc FROM events WHERE id = :event_id"), {"event_id": event_id}).one()
     return from_utc_text(row[0]), from_utc_text(row[1])
 
 
-def live_occurrences(row: Row, start: datetime, end: datetime) -> list[Occurrence]:
+def live_occurrences(row: Row[Any], start: datetime, end: datetime) -> list[Occurrence]:
     """Expand one repeating event's row (from `events_for`'s live query) over [start, end)."""
-    first = (from_utc_text(row["start_utc"]), from_utc_text(row["end_utc"]))
-    if row["components"] is not None:
-        components, zone, day_zone = row["components"], row["zone"], row["day_zone"]
+    first = (from_utc_text(row.start_utc), from_utc_text(row.end_utc))
+    if row.components is not None:
+        components, zone, day_zone = row.components, row.zone, row.day_zone
     else:  # a database from before m012: the columns say it all
-        recurrence = Recurrence(row["rrule"], _utc_list(row["rdates"]), _utc_list(row["exdates"]))
-        zone = day_zone = row["tz"] or "UTC"
-        components = series_text(first, zone, recurrence, row["title"])
+        recurrence = Recurrence(row.rrule, _utc_list(row.rdates), _utc_list(row.exdates))
+        zone = day_zone = row.tz or "UTC"
+        components = series_text(first, zone, recurrence, row.title)
     try:
         return expand(components, zone, day_zone, start, end, first=first)
     except CalendarError as exc:
         raise CalendarError(
-            f"the repeating event #{row['id']} {row['title']!r} cannot be shown: {exc}; "
-            f"cancel it with `scheduler-agent calendar cancel {row['id']}`, or import it again with a coarser rule"
+            f"the repeating event #{row.id} {row.title!r} cannot be shown: {exc}; "
+            f"cancel it with `scheduler-agent calendar cancel {row.id}`, or import it again with a coarser rule"
         ) from None
 
 
@@ -196,5 +206,7 @@ def _utc_list(text: str) -> tuple[datetime, ...]:
 
 def components_of(conn: Connection, event_id: int) -> tuple[str, str, str] | None:
     """The stored (components, zone, day_zone) of a series imported from a file or feed, or None."""
-    row = conn.execute("SELECT components, zone, day_zone FROM event_series WHERE event_id = ?", (event_id,)).fetchone()
+    row = conn.execute(
+        text("SELECT components, zone, day_zone FROM event_series WHERE event_id = :event_id"), {"event_id": event_id}
+    ).fetchone()
     return None if row is None else (row[0], row[1], row[2])

@@ -7,21 +7,22 @@ the person keyed `you`. Errors a person (or the model) can fix are `CalendarErro
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from functools import lru_cache
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.storage.dialect import Row
 
 OWNER_KEY = "you"
 SET_OWNER_HINT = (
     "run `scheduler-agent calendar set-owner --name NAME --tz ZONE --hours 09:00-17:00`, "
     "or `scheduler-agent calendar seed-demo` for the demo calendar"
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy import Row
 KEY_PATTERN = re.compile(r"[a-z0-9_-]{1,32}")
 _HOURS = re.compile(r"\s*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})\s*")
 UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -272,10 +273,10 @@ def check_buffer(minutes: int) -> int:
     return minutes
 
 
-def person_from_row(row: Row) -> Person:
+def person_from_row(row: Row[Any]) -> Person:
     """The person a `people` row stores. Parsed once per distinct row: every tool call reads the owner and
     the people, and a Person is frozen, so the same row gives the same (shared) Person."""
-    return _person(tuple(row.keys()), tuple(cast(Iterable[Any], row)))  # both kinds of row iterate
+    return _person(row._fields, tuple(row))
 
 
 @lru_cache(maxsize=256)

@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import click
+from sqlalchemy import Connection, text
 
 from scheduler_agent.calendar.caldav import connect as cc
 from scheduler_agent.calendar.types import CalendarError
@@ -20,7 +21,7 @@ from scheduler_agent.cli.core import argument, command
 from scheduler_agent.cli.database import existing
 from scheduler_agent.cli.edge import person_facing
 from scheduler_agent.cli.options import db_option
-from scheduler_agent.storage.db import Connection, Location, in_use
+from scheduler_agent.storage.db import Location, in_use
 from scheduler_agent.storage.dialect import mask
 
 
@@ -178,7 +179,7 @@ def backends_command(db: Location | None) -> None:
     with person_facing():
         conn = existing(db)
         try:
-            events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+            events = conn.execute(text("SELECT count(*) FROM events")).scalar_one()
             click.echo(f"local   SQLite calendar {mask(str(in_use(db)))}: {events} event(s)")
             connection = cc.load_connection(conn)
             if connection is None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sqlalchemy import Connection
+
 from scheduler_agent.cli.core import group
 from scheduler_agent.cli.edge import person_facing
-from scheduler_agent.storage.db import Connection, Location
+from scheduler_agent.storage.db import Location
 
 
 def examples(*commands: str) -> str:

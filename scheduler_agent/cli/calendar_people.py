@@ -6,6 +6,7 @@ import json
 from datetime import datetime, time, timedelta
 
 import click
+from sqlalchemy import Connection, text
 
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.fixtures import seed_demo
@@ -29,7 +30,7 @@ from scheduler_agent.cli.person_options import PersonChanges, person_options
 from scheduler_agent.cli.tables import table
 from scheduler_agent.cli.terminal import say
 from scheduler_agent.session.clock import clock_for
-from scheduler_agent.storage.db import Connection, Location, transaction
+from scheduler_agent.storage.db import Location, transaction
 
 
 @command("seed-demo", epilog=examples("seed-demo", "seed-demo --db demo.db"))
@@ -73,7 +74,7 @@ def people_command(db: Location | None, as_json: bool) -> None:
 def set_owner_command(person: PersonChanges, db: Location | None) -> None:
     """Set who the calendar belongs to ('you'): name, time zone, working hours. Run again to change any of them."""
     with calendar_session(db, creates=True) as conn:
-        exists = conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is not None
+        exists = conn.execute(text("SELECT 1 FROM people WHERE key = :key"), {"key": OWNER_KEY}).fetchone() is not None
         if not exists:
             if person.name is None or person.tz is None:
                 raise CalendarError("a new owner needs --name and --tz, e.g. --name 'Jordan Lee' --tz Europe/London")

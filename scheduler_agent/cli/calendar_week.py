@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import Connection, bindparam, text
+
 from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.slots import Interval, format_day, format_span, format_window, intersect, monday_of
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person
 from scheduler_agent.cli.calendar_range import Range
-from scheduler_agent.storage.db import Connection
 
 WEEKEND = 5  # Saturday's weekday: a week's weekend is shown only when something is on it
 
@@ -26,8 +27,10 @@ def all_day_zones(conn: Connection, events: list[Event], default: str) -> dict[i
     ids = sorted({event.id for event in events})
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(f"SELECT id, tz FROM events WHERE all_day = 1 AND id IN ({marks})", ids)
+    rows = conn.execute(
+        text("SELECT id, tz FROM events WHERE all_day = 1 AND id IN :ids").bindparams(bindparam("ids", expanding=True)),
+        {"ids": ids},
+    )
     return {int(row[0]): row[1] or default for row in rows}
 
 

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.cli.core import command, group
-from scheduler_agent.cli.edge import damaged, is_damaged, is_read_only, person_facing, read_only
+from scheduler_agent.cli.edge import damaged, driver_error, is_damaged, is_read_only, person_facing, read_only
 from scheduler_agent.cli.options import db_option
-from scheduler_agent.storage.db import Connection, Location, in_use, missing, open_db
+from scheduler_agent.storage.db import Location, in_use, missing, open_db
 from scheduler_agent.storage.dialect import mask
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 __all__ = ["connect", "existing", "mask", "path_command"]
 
@@ -32,10 +36,17 @@ db_app = group(
 
 def connect(db: Location | None) -> Connection:
     """Open the calendar at `db` (or the default file); CalendarError when it cannot be opened."""
+    from sqlalchemy.exc import DBAPIError  # loaded by open_db in any case
+
     path = in_use(db)
     try:
         return open_db(path)
-    except (sqlite3.Error, OSError, UnicodeDecodeError) as exc:  # the last: a damaged schema page (is_damaged)
+    except (
+        DBAPIError,
+        sqlite3.Error,
+        OSError,
+        UnicodeDecodeError,
+    ) as exc:  # the last: a damaged schema page (is_damaged)
         from scheduler_agent.calendar.types import CalendarError
 
         if is_damaged(exc):
@@ -44,8 +55,9 @@ def connect(db: Location | None) -> Connection:
             raise CalendarError(read_only(exc, mask(str(path)))) from None
         folder = mask(str(Path(str(path)).parent)) if isinstance(path, Path) else "its folder"
         raise CalendarError(
-            f"cannot open the calendar database {mask(str(path))} ({exc}): let your user read and write the file "
-            f"and its folder {folder} (SQLite keeps a journal beside the file), or give another file with --db PATH"
+            f"cannot open the calendar database {mask(str(path))} ({driver_error(exc)}): let your user read and write "
+            f"the file and its folder {folder} (SQLite keeps a journal beside the file), or give another file with "
+            "--db PATH"
         ) from None
 
 

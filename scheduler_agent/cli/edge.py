@@ -65,8 +65,8 @@ def person_facing() -> Iterator[None]:
             fail(damaged(exc, command_database()), 1)
         elif is_read_only(exc):
             fail(read_only(exc, command_database()), 1)
-        elif isinstance(exc, sqlite3.OperationalError):  # e.g. still locked by another process after the timeout
-            fail(f"the calendar database failed ({exc}); try again, or give another file with --db", 1)
+        elif is_operational(exc):  # e.g. still locked by another process after the timeout
+            fail(f"the calendar database failed ({driver_error(exc)}); try again, or give another file with --db", 1)
         elif os.environ.get(DEBUG_VARIABLE) == "1":
             raise
         where = save_traceback(exc)
@@ -119,6 +119,23 @@ def closed_pipe() -> NoReturn:
     raise click.exceptions.Exit(1)
 
 
+def driver_error(exc: BaseException) -> BaseException:
+    """The database driver's own error behind `exc` (SQLAlchemy raises it wrapped, as `.orig`), or `exc`."""
+    wrapped = sys.modules.get("sqlalchemy.exc")  # loaded whenever a database was opened
+    if wrapped is not None and isinstance(exc, wrapped.DBAPIError) and exc.orig is not None:
+        orig: BaseException = exc.orig
+        return orig
+    return exc
+
+
+def is_operational(exc: BaseException) -> bool:
+    """A database's statement could not run (locked past the busy timeout, the server went away)."""
+    wrapped = sys.modules.get("sqlalchemy.exc")
+    return isinstance(driver_error(exc), sqlite3.OperationalError) or (
+        wrapped is not None and isinstance(exc, wrapped.OperationalError)
+    )
+
+
 _SQLITE_DAMAGE = (b"malformed database schema", b"database disk image is malformed", b"file is not a database")
 
 
@@ -130,6 +147,7 @@ def is_damaged(exc: BaseException) -> bool:
     it raises a UnicodeDecodeError of that message instead, and that is the same damaged file."""
     if isinstance(exc, UnicodeDecodeError):
         return isinstance(exc.object, bytes) and exc.object.startswith(_SQLITE_DAMAGE)
+    exc = driver_error(exc)
     name = getattr(exc, "sqlite_errorname", None) or ""
     return isinstance(exc, sqlite3.DatabaseError) and name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
 
@@ -139,6 +157,7 @@ def damaged(exc: BaseException, path: object | None) -> str:
     all (a text file given as --db) is said to be that, since there is nothing in it to recover."""
     named = f" {path}" if path is not None else ""
     file = path if path is not None else "FILE"
+    exc = driver_error(exc)
     if (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_NOTADB"):
         return (
             f"the file{named} is not a SQLite database ({exc}): give the calendar's database file with --db "
@@ -153,6 +172,7 @@ def damaged(exc: BaseException, path: object | None) -> str:
 
 def is_read_only(exc: BaseException) -> bool:
     """SQLite may not write the file: it or its folder is read-only for this user (SQLITE_READONLY)."""
+    exc = driver_error(exc)
     name = getattr(exc, "sqlite_errorname", None) or ""
     return isinstance(exc, sqlite3.OperationalError) and name.startswith("SQLITE_READONLY")
 
@@ -162,9 +182,9 @@ def read_only(exc: BaseException, path: object | None) -> str:
     file = path if path is not None else "FILE"
     folder = Path(str(path)).parent if path is not None else "its folder"
     return (
-        f"the database file {file} cannot be written ({exc}): let your user write both the file and its folder "
-        f"{folder} (SQLite keeps a journal beside the file), e.g. `chmod u+w {file} {folder}`, or give another "
-        "file with --db"
+        f"the database file {file} cannot be written ({driver_error(exc)}): let your user write both the file and "
+        f"its folder {folder} (SQLite keeps a journal beside the file), e.g. `chmod u+w {file} {folder}`, or give "
+        "another file with --db"
     )
 
 

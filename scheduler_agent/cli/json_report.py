@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
+from sqlalchemy import Connection, bindparam, text
+
 from scheduler_agent.agent.events import Event, ReplyReceived, ToolAnswered, TurnEnded, TurnOutcome
 from scheduler_agent.cli.edge import came_from_ctrl_c
 from scheduler_agent.cli.render import USAGE_KEYS, add_usage, reply_cost
-from scheduler_agent.storage.db import Connection
 
 if TYPE_CHECKING:
     from scheduler_agent.api.prices import Cost
@@ -57,10 +58,8 @@ class JsonReport:
         ids = [call["id"] for call in self.calls if call["name"] == "create_event"]
         if not ids or self.conn is None:
             return []
-        marks = ",".join("?" * len(ids))
-        rows = self.conn.execute(
-            f"SELECT event_id FROM bookings WHERE tool_use_id IN ({marks}) AND event_id IS NOT NULL", ids
-        )
+        booked = text("SELECT event_id FROM bookings WHERE tool_use_id IN :ids AND event_id IS NOT NULL")
+        rows = self.conn.execute(booked.bindparams(bindparam("ids", expanding=True)), {"ids": ids})
         return sorted(int(row[0]) for row in rows)
 
     def write(self, cid: int | None, error: BaseException | None = None) -> None:

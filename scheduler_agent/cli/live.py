@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from sqlalchemy import Connection
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import Event, Report, StreamedText
@@ -22,7 +23,7 @@ from scheduler_agent.cli.options import ID, json_flag
 from scheduler_agent.cli.render import Answers, ArrayDump, ArrayDumpFile, Trace, examples
 from scheduler_agent.cli.run_options import RunOptions, TurnOptions, option_option, run_options, turn_options
 from scheduler_agent.session.clock import clock_for
-from scheduler_agent.storage.db import Connection, Location
+from scheduler_agent.storage.db import Location
 
 if TYPE_CHECKING:
     from anthropic import Anthropic

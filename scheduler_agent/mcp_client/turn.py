@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.mcp_client.servers import ServerSpecError, config_path
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 if TYPE_CHECKING:  # the SDK is imported only where a server is reached
     from scheduler_agent.mcp_client.toolbox import McpServers
@@ -89,7 +90,7 @@ def stored_servers(conn: Connection, cid: int) -> dict[str, list[JSON]]:
     """The servers conversation `cid` uses, each with the tools it offered (`{}`: none), read alone."""
     import json
 
-    row = conn.execute("SELECT mcp_servers FROM conversations WHERE id = :cid", {"cid": cid}).fetchone()
+    row = conn.execute(text("SELECT mcp_servers FROM conversations WHERE id = :cid"), {"cid": cid}).fetchone()
     return json.loads(row[0]) if row is not None else {}
 
 
@@ -97,7 +98,7 @@ def _own_tools(conn: Connection, cid: int) -> list[JSON]:
     """The tools stored with conversation `cid` that are not an MCP server's: the calendar's."""
     import json
 
-    row = conn.execute("SELECT tools, mcp_servers FROM conversations WHERE id = :cid", {"cid": cid}).fetchone()
+    row = conn.execute(text("SELECT tools, mcp_servers FROM conversations WHERE id = :cid"), {"cid": cid}).fetchone()
     servers: dict[str, list[JSON]] = json.loads(row[1]) if row is not None else {}
     theirs = {tool["sent_as"] for tools in servers.values() for tool in tools}
     return [tool for tool in (json.loads(row[0]) if row is not None else []) if tool["name"] not in theirs]
@@ -111,9 +112,9 @@ def store_offered(
 
     with transaction(conn):
         conn.execute(
-            "UPDATE conversations SET mcp_servers = :mcp_servers WHERE id = :cid",
+            text("UPDATE conversations SET mcp_servers = :mcp_servers WHERE id = :cid"),
             {"mcp_servers": encode_text(dict(offered)), "cid": cid},
         )
         if tools is not None:
             kept = {"tools": encode_text(tools), "cid": cid}
-            conn.execute("UPDATE conversations SET tools = :tools WHERE id = :cid", kept)
+            conn.execute(text("UPDATE conversations SET tools = :tools WHERE id = :cid"), kept)

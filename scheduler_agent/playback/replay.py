@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlalchemy import Connection
+
 from scheduler_agent.agent.errors import ModelUnavailable
 from scheduler_agent.agent.events import Report, StreamedText, TurnOutcome
 from scheduler_agent.agent.request import DEFAULT_MAX_ITERATIONS, DEFAULT_MODEL
@@ -25,7 +27,6 @@ from scheduler_agent.playback.cassette_file import read_setup
 from scheduler_agent.session.approval import Decide, from_answers
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import db
-from scheduler_agent.storage.dialect import Connection
 
 # The SDK refuses to send without a credential; replay and scripted recording need one that is not a secret.
 PLACEHOLDER_KEY = "sk-ant-placeholder-not-a-real-key"

@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.events import ApprovalAnswered, ApprovalAsked, Report
 from scheduler_agent.agent.toolbox import Previewing, ToolError, ToolOutput
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,8 @@ class ApprovingToolbox:
 
     def recorded(self, tool_use_id: str) -> Decision | None:
         row = self.conn.execute(
-            "SELECT approved, reason, end_of_input FROM approvals WHERE tool_use_id = ?", (tool_use_id,)
+            text("SELECT approved, reason, end_of_input FROM approvals WHERE tool_use_id = :tool_use_id"),
+            {"tool_use_id": tool_use_id},
         ).fetchone()
         return None if row is None else Decision(bool(row[0]), row[1], bool(row[2]))
 
@@ -140,8 +142,16 @@ class ApprovingToolbox:
         with transaction(self.conn):
             self.conn.execute(
                 # an upsert, not INSERT OR REPLACE: PostgreSQL has only this form
-                "INSERT INTO approvals (tool_use_id, approved, reason, end_of_input) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (tool_use_id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason, "
-                "end_of_input = excluded.end_of_input, answered_at = excluded.answered_at",
-                (tool_use_id, int(decision.approved), decision.reason, int(decision.end_of_input)),
+                text(
+                    "INSERT INTO approvals (tool_use_id, approved, reason, end_of_input) VALUES (:tool_use_id, "
+                    ":approved, :reason, :end_of_input) "
+                    "ON CONFLICT (tool_use_id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason, "
+                    "end_of_input = excluded.end_of_input, answered_at = excluded.answered_at"
+                ),
+                {
+                    "tool_use_id": tool_use_id,
+                    "approved": int(decision.approved),
+                    "reason": decision.reason,
+                    "end_of_input": int(decision.end_of_input),
+                },
             )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from sqlalchemy import Connection
+
 from scheduler_agent.calendar.clock import Clock, parse_pin
 from scheduler_agent.calendar.people import get_owner
-from scheduler_agent.storage.dialect import Connection
 
 
 def clock_for(conn: Connection, today: str | None) -> Clock:

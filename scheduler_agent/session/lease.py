@@ -6,8 +6,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sqlalchemy import Connection
+
 from scheduler_agent.storage import lease
-from scheduler_agent.storage.dialect import Connection
 
 
 class SessionLease:

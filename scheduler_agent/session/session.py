@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import Connection
+
 from scheduler_agent.agent.errors import BudgetTooSmall, InputError, ModelUnavailable
 from scheduler_agent.agent.events import Report, TurnOutcome, TurnStarted
 from scheduler_agent.agent.loop import Send, add_user_text, iterations_in_turn, run_turn
@@ -44,7 +46,6 @@ from scheduler_agent.session.steps import StoredModelStep, StoredToolRound
 from scheduler_agent.session.store import SessionStore
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Context, Reply
-from scheduler_agent.storage.dialect import Connection
 
 if TYPE_CHECKING:  # the MCP SDK is imported only when a server is given (--mcp, the config file)
     from scheduler_agent.mcp_client.toolbox import McpServers

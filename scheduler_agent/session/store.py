@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sqlalchemy import Connection
+
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.session.entry_texts import EntryTexts
 from scheduler_agent.storage import conversations
 from scheduler_agent.storage.conversations import Context, Counter, Journal, Reply, Stop
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 
 class SessionStore:

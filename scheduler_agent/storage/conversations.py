@@ -9,11 +9,14 @@ with a user turn still waiting for the model; it never holds an answer without i
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Literal
+
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
+from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.agent.collector import collector_paused
 from scheduler_agent.agent.errors import AgentError
@@ -21,7 +24,7 @@ from scheduler_agent.agent.request import encode_text, framed, framed_size, utf8
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import rules_digest
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection, dialect
+from scheduler_agent.storage.dialect import on_postgresql
 
 Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
 Stop = Literal["bound", "model"]
@@ -71,58 +74,69 @@ def _dumps(value: Any) -> str:
     return encode_text(value)
 
 
-def _context_row(context: Context) -> tuple[object, ...]:
-    """The conversation row's columns that hold the context, in the order `create` and `update_context` name them:
-    model, max_tokens, system, tools, stream, options, mcp_servers."""
-    tools, options, mcp = _dumps(context.tools), _dumps(context.options), _dumps(context.mcp)
-    return (context.model, context.max_tokens, context.system, tools, int(context.stream), options, mcp)
+def _context_row(context: Context) -> dict[str, object]:
+    """The conversation row's columns that hold the context, as `create` and `update_context` bind them."""
+    return {
+        "model": context.model,
+        "max_tokens": context.max_tokens,
+        "system": context.system,
+        "tools": _dumps(context.tools),
+        "stream": int(context.stream),
+        "options": _dumps(context.options),
+        "mcp_servers": _dumps(context.mcp),
+    }
 
 
 def create(conn: Connection, context: Context, *, started_on: str, clock_pin: str | None) -> int:
     with transaction(conn):
-        cursor = conn.execute(
-            "INSERT INTO conversations (model, max_tokens, system, tools, stream, options, mcp_servers, started_on, "
-            "clock_pin) VALUES (?,?,?,?,?,?,?,?,?)",
-            (*_context_row(context), started_on, clock_pin),
-        )
-    return int(cursor.lastrowid or 0)
+        cid = conn.execute(
+            sql(
+                "INSERT INTO conversations (model, max_tokens, system, tools, stream, options, mcp_servers, "
+                "started_on, clock_pin) VALUES (:model, :max_tokens, :system, :tools, :stream, :options, "
+                ":mcp_servers, :started_on, :clock_pin) RETURNING id"
+            ),
+            {**_context_row(context), "started_on": started_on, "clock_pin": clock_pin},
+        ).scalar_one()
+    return int(cid)
 
 
 def update_context(conn: Connection, cid: int, context: Context) -> None:
     """A new user turn may bring a new system prompt (a new day); the stored one is always the one in force."""
     with transaction(conn):
         conn.execute(
-            "UPDATE conversations SET model = ?, max_tokens = ?, system = ?, tools = ?, stream = ?, options = ?, "
-            "mcp_servers = ? WHERE id = ?",
-            (*_context_row(context), cid),
+            sql(
+                "UPDATE conversations SET model = :model, max_tokens = :max_tokens, system = :system, tools = :tools, "
+                "stream = :stream, options = :options, mcp_servers = :mcp_servers WHERE id = :cid"
+            ),
+            {**_context_row(context), "cid": cid},
         )
 
 
 def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
-    row = conn.execute("SELECT * FROM conversations WHERE id = ?", (cid,)).fetchone()
+    row = conn.execute(sql("SELECT * FROM conversations WHERE id = :cid"), {"cid": cid}).fetchone()
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
     context = Context(
-        row["model"],
-        row["max_tokens"],
-        row["system"],
-        json.loads(row["tools"]),
-        bool(row["stream"]),
-        json.loads(row["options"]),
-        json.loads(row["mcp_servers"]),
+        row.model,
+        row.max_tokens,
+        row.system,
+        json.loads(row.tools),
+        bool(row.stream),
+        json.loads(row.options),
+        json.loads(row.mcp_servers),
     )
     with collector_paused():  # each pass would walk the growing list again; reading it makes no garbage
         rows = _entry_rows(conn, cid)
         messages: list[JSON] = json.loads("[" + ",".join(map(itemgetter(0), rows)) + "]")
     stored = Stored(
-        row["id"],
-        row["created_at"],
+        row.id,
+        row.created_at,
         context,
-        row["started_on"],
-        row["clock_pin"],
-        {c: row[c] for c in COUNTERS},
-        row["last_stop"],
-        row["checked"] if row["checked_rules"] == rules_digest() else 0,  # a mark holds for the rules that made it
+        row.started_on,
+        row.clock_pin,
+        {c: row._mapping[c] for c in COUNTERS},
+        row.last_stop,
+        row.checked if row.checked_rules == rules_digest() else 0,  # a mark holds for the rules that made it
         tuple(map(itemgetter(1), rows)),
         tuple(text if size is not None else None for text, size in rows),
     )
@@ -135,23 +149,21 @@ def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
     A size is given only where it is its text's, as this store writes them (m019 on); then the text is the
     entry exactly as a request writes it, and is sent as it is. A row of an older version (no size), or edited
     by hand since (a size no longer its text's), has None: measured, and encoded, from what was parsed."""
-    if dialect(conn) == "postgresql":
-        stored = conn.execute(
-            "SELECT role, content, size FROM entries WHERE conversation_id = ? ORDER BY position", (cid,)
-        ).fetchall()
+    if on_postgresql(conn):
+        stored = conn.execute(_ENTRIES, {"cid": cid}).all()
         rows = [(framed(role, content), size) for role, content, size in stored]
         return [(text, size if size == utf8_length(text) else None) for text, size in rows]
-    assert isinstance(conn, sqlite3.Connection)
-    cursor = conn.cursor()
-    cursor.row_factory = None  # plain tuples: a Row per entry costs more than the query
-    return cursor.execute(
-        # each entry's JSON made by SQLite from the stored text; a role is 'user' or 'assistant' (m003), so its
-        # quoted length is its length + 2, and the frame `{"role":,"content":}` is 20 more
-        """SELECT '{"role":' || json_quote(role) || ',"content":' || content || '}',
-        CASE WHEN size = length(CAST(content AS BLOB)) + length(role) + 22 THEN size END FROM entries
-        WHERE conversation_id = ? ORDER BY position""",
-        (cid,),
-    ).fetchall()
+    return list(conn.execute(_ENTRY_TEXTS_SQLITE, {"cid": cid}))
+
+
+_ENTRIES = sql("SELECT role, content, size FROM entries WHERE conversation_id = :cid ORDER BY position")
+# each entry's JSON made by SQLite from the stored text; a role is 'user' or 'assistant' (m003), so its
+# quoted length is its length + 2, and the frame `{"role":,"content":}` is 20 more
+_ENTRY_TEXTS_SQLITE = sql(
+    """SELECT '{"role":' || json_quote(role) || ',"content":' || content || '}',
+    CASE WHEN size = length(CAST(content AS BLOB)) + length(role) + 22 THEN size END FROM entries
+    WHERE conversation_id = :cid ORDER BY position"""
+)
 
 
 def tail(conn: Connection, cid: int) -> tuple[int, str | None]:
@@ -159,15 +171,16 @@ def tail(conn: Connection, cid: int) -> tuple[int, str | None]:
 
     One indexed read of the last entry: positions run from 0 with no gap (every writer appends at the count,
     a repair writes the list anew), so the count is the last position + 1; `count(*)` would read them all."""
-    row = conn.execute(
-        "SELECT position + 1, content FROM entries WHERE conversation_id = ? ORDER BY position DESC LIMIT 1", (cid,)
-    ).fetchone()
+    row = conn.execute(_TAIL, {"cid": cid}).fetchone()
     return (int(row[0]), row[1]) if row else (0, None)
+
+
+_TAIL = sql("SELECT position + 1, content FROM entries WHERE conversation_id = :cid ORDER BY position DESC LIMIT 1")
 
 
 def latest_id(conn: Connection) -> int | None:
     """The most recent conversation that has entries (`-c`): one with no turn yet is nothing to continue."""
-    row = conn.execute("SELECT max(conversation_id) FROM entries").fetchone()
+    row = conn.execute(sql("SELECT max(conversation_id) FROM entries")).fetchone()
     return int(row[0]) if row and row[0] is not None else None
 
 
@@ -176,17 +189,20 @@ def set_stop(conn: Connection, cid: int, stop: Stop | None, checked: int | None 
     `checked`: the mark of how many leading entries passed the grammar check with no finding (None: unchanged)."""
     with transaction(conn):
         if checked is None:
-            conn.execute("UPDATE conversations SET last_stop = ? WHERE id = ?", (stop, cid))
+            conn.execute(sql("UPDATE conversations SET last_stop = :stop WHERE id = :cid"), {"stop": stop, "cid": cid})
         else:
             conn.execute(
-                "UPDATE conversations SET last_stop = ?, checked = ?, checked_rules = ? WHERE id = ?",
-                (stop, checked, rules_digest(), cid),
+                sql(
+                    "UPDATE conversations SET last_stop = :stop, checked = :checked, checked_rules = :rules "
+                    "WHERE id = :cid"
+                ),
+                {"stop": stop, "checked": checked, "rules": rules_digest(), "cid": cid},
             )
 
 
 def delete(conn: Connection, cid: int) -> None:
     with transaction(conn):
-        if conn.execute("DELETE FROM conversations WHERE id = ?", (cid,)).rowcount == 0:
+        if conn.execute(sql("DELETE FROM conversations WHERE id = :cid"), {"cid": cid}).rowcount == 0:
             raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
 
 
@@ -194,16 +210,18 @@ def bump(conn: Connection, cid: int, counter: Counter) -> None:
     """Count one interruption of this conversation, where it is known."""
     assert counter in COUNTERS
     with transaction(conn):
-        conn.execute(f"UPDATE conversations SET {counter} = {counter} + 1 WHERE id = ?", (cid,))
+        conn.execute(sql(f"UPDATE conversations SET {counter} = {counter} + 1 WHERE id = :cid"), {"cid": cid})
 
 
 def totals(conn: Connection) -> dict[str, int]:
     """Counts over the conversations that have entries (an older version stored empty ones at a chat's start)."""
     row = conn.execute(
-        "SELECT count(*), "
-        + ", ".join(f"coalesce(sum({c}), 0)" for c in COUNTERS)
-        + " FROM conversations c WHERE EXISTS (SELECT 1 FROM entries e WHERE e.conversation_id = c.id)"
-    ).fetchone()
+        sql(
+            "SELECT count(*), "
+            + ", ".join(f"coalesce(sum({c}), 0)" for c in COUNTERS)
+            + " FROM conversations c WHERE EXISTS (SELECT 1 FROM entries e WHERE e.conversation_id = c.id)"
+        )
+    ).one()
     return {"conversations": row[0], **{c: row[i + 1] for i, c in enumerate(COUNTERS)}}
 
 
@@ -224,9 +242,11 @@ class Reply:
 def replies(conn: Connection, cid: int) -> list[Reply]:
     """The conversation's replies in the order they arrived."""
     rows = conn.execute(
-        "SELECT position, iteration, model, stop_reason, usage, request_bytes, appended, body FROM replies"
-        " WHERE conversation_id = ? ORDER BY seq",
-        (cid,),
+        sql(
+            "SELECT position, iteration, model, stop_reason, usage, request_bytes, appended, body FROM replies"
+            " WHERE conversation_id = :cid ORDER BY seq"
+        ),
+        {"cid": cid},
     ).fetchall()
     return [
         Reply(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], bool(r[6]), json.loads(r[7]) if r[7] else None)
@@ -234,23 +254,34 @@ def replies(conn: Connection, cid: int) -> list[Reply]:
     ]
 
 
+_INSERT_REPLY = sql(
+    "INSERT INTO replies (conversation_id, seq, position, iteration, model, stop_reason, usage, request_bytes,"
+    " appended, body) VALUES (:cid, (SELECT coalesce(max(seq), 0) + 1 FROM replies WHERE conversation_id = :cid),"
+    " :position, :iteration, :model, :stop_reason, :usage, :request_bytes, :appended, :body)"
+)
+_UPDATE_LAST_ENTRY = sql(
+    "UPDATE entries SET content = :text, size = :size WHERE conversation_id = :cid AND position = :position"
+)
+_UPDATE_CHECKED = sql("UPDATE conversations SET checked = :checked, checked_rules = :rules WHERE id = :cid")
+_INSERT_ENTRY = sql(
+    "INSERT INTO entries (conversation_id, position, role, content, size) VALUES (:cid, :position, :role, :text, :size)"
+)
+
+
 def _insert_reply(conn: Connection, cid: int, reply: Reply) -> None:
     conn.execute(
-        "INSERT INTO replies (conversation_id, seq, position, iteration, model, stop_reason, usage, request_bytes,"
-        " appended, body) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM replies WHERE conversation_id = ?),"
-        " ?,?,?,?,?,?,?,?)",
-        (
-            cid,
-            cid,
-            reply.position,
-            reply.iteration,
-            reply.model,
-            reply.stop_reason,
-            _dumps(reply.usage),
-            reply.request_bytes,
-            int(reply.appended),
-            _dumps(reply.body) if reply.body is not None else None,
-        ),
+        _INSERT_REPLY,
+        {
+            "cid": cid,
+            "position": reply.position,
+            "iteration": reply.iteration,
+            "model": reply.model,
+            "stop_reason": reply.stop_reason,
+            "usage": _dumps(reply.usage),
+            "request_bytes": reply.request_bytes,
+            "appended": int(reply.appended),
+            "body": _dumps(reply.body) if reply.body is not None else None,
+        },
     )
 
 
@@ -282,9 +313,9 @@ class Journal:
         written = [_text_of(messages, known, i) for i in range(max(self.stored - 1, 0), len(messages))]
         try:
             self._write(messages, written, reply, checked)
-        except sqlite3.IntegrityError as exc:  # another process stored entries here meanwhile
+        except IntegrityError as exc:  # another process stored entries here meanwhile
             raise ConversationChanged(
-                f"conversation {self.cid} was changed by another process while this one ran ({exc}); nothing more "
+                f"conversation {self.cid} was changed by another process while this one ran ({exc.orig}); nothing more "
                 f"was stored here: `scheduler-agent conversations show {self.cid}` shows what it holds"
             ) from None
         self.stored = len(messages)
@@ -298,15 +329,11 @@ class Journal:
             if self.stored and (text := texts[0]) != self.last:
                 size = framed_size(messages[self.stored - 1]["role"], text)
                 self.conn.execute(
-                    "UPDATE entries SET content = ?, size = ? WHERE conversation_id = ? AND position = ?",
-                    (text, size, self.cid, self.stored - 1),
+                    _UPDATE_LAST_ENTRY, {"text": text, "size": size, "cid": self.cid, "position": self.stored - 1}
                 )
             _insert_entries(self.conn, self.cid, messages, self.stored, texts[1:] if self.stored else texts)
             if checked is not None:
-                self.conn.execute(
-                    "UPDATE conversations SET checked = ?, checked_rules = ? WHERE id = ?",
-                    (checked, rules_digest(), self.cid),
-                )
+                self.conn.execute(_UPDATE_CHECKED, {"checked": checked, "rules": rules_digest(), "cid": self.cid})
 
 
 def _text_of(messages: list[JSON], texts: Sequence[str | None], index: int) -> str:
@@ -321,9 +348,10 @@ def _insert_entries(
     for offset, position in enumerate(range(start, len(messages))):
         entry = messages[position]
         text = texts[offset] if texts is not None else _dumps(entry["content"])
+        role = entry["role"]
         conn.execute(
-            "INSERT INTO entries (conversation_id, position, role, content, size) VALUES (?,?,?,?,?)",
-            (cid, position, entry["role"], text, framed_size(entry["role"], text)),
+            _INSERT_ENTRY,
+            {"cid": cid, "position": position, "role": role, "text": text, "size": framed_size(role, text)},
         )
 
 
@@ -333,19 +361,22 @@ def rewrite(conn: Connection, cid: int, before: list[JSON], after: list[JSON], c
         stored = [m for m in load(conn, cid)[1]]
         if stored != before:
             raise AgentError(f"conversation {cid} changed while it was being repaired: run the repair again")
-        conn.execute("DELETE FROM entries WHERE conversation_id = ?", (cid,))
+        conn.execute(sql("DELETE FROM entries WHERE conversation_id = :cid"), {"cid": cid})
         _insert_entries(conn, cid, after, 0)
-        conn.execute("UPDATE conversations SET checked = 0 WHERE id = ?", (cid,))  # the new list: check it all
+        conn.execute(sql("UPDATE conversations SET checked = 0 WHERE id = :cid"), {"cid": cid})  # check it all
         conn.execute(
-            "INSERT INTO repairs (conversation_id, seq, changes, before) VALUES"
-            " (?, (SELECT coalesce(max(seq), 0) + 1 FROM repairs WHERE conversation_id = ?), ?, ?)",
-            (cid, cid, _dumps(changes), _dumps(before)),
+            sql(
+                "INSERT INTO repairs (conversation_id, seq, changes, before) VALUES"
+                " (:cid, (SELECT coalesce(max(seq), 0) + 1 FROM repairs WHERE conversation_id = :cid), "
+                ":changes, :before)"
+            ),
+            {"cid": cid, "changes": _dumps(changes), "before": _dumps(before)},
         )
 
 
 def repairs(conn: Connection, cid: int) -> list[tuple[str, list[str]]]:
     """(when, changes) of each repair of the conversation, oldest first."""
     rows = conn.execute(
-        "SELECT repaired_at, changes FROM repairs WHERE conversation_id = ? ORDER BY seq", (cid,)
+        sql("SELECT repaired_at, changes FROM repairs WHERE conversation_id = :cid ORDER BY seq"), {"cid": cid}
     ).fetchall()
     return [(row[0], json.loads(row[1])) for row in rows]

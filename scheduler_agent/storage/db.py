@@ -1,28 +1,29 @@
 """The database: opening it (a SQLite file, or a PostgreSQL server by URL), migrating it, transactions.
 
-`Connection` (storage/dialect.py) is what the code may call on either: `sqlite3.Connection`, or
-`pg.PgConnection` for a `postgresql://` location.
+What the code is given is a SQLAlchemy `Connection` (`storage/engine.py` makes the engines, one per
+database per process). Outside `transaction` each statement autocommits on its own; a write that must be
+atomic goes through `transaction`.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
-from itertools import count
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from scheduler_agent.storage.dialect import Connection as Connection
 from scheduler_agent.storage.dialect import Location as Location
-from scheduler_agent.storage.dialect import Row as Row
 from scheduler_agent.storage.dialect import is_url, mask
 from scheduler_agent.storage.files import create_private, make_data_folder, require_folder
 from scheduler_agent.storage.migrations import HEAD
 
-BUSY_TIMEOUT_SECONDS = 5.0
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine, RootTransaction
+    from sqlalchemy import Transaction as SaTransaction
+
 UNDEFINED_TABLE = "42P01"  # PostgreSQL's SQLSTATE for a table that is not there
 
-_savepoints = count(1)
+_engines: dict[tuple[int, str], Engine] = {}  # (process, location): one engine each
 
 
 def data_dir() -> Path:
@@ -36,34 +37,42 @@ def default_db_path() -> Path:
     return data_dir() / "scheduler.db"
 
 
-def connect(path: Path, *, to: str = HEAD) -> sqlite3.Connection:
+def connect(path: Path, *, to: str = HEAD) -> Connection:
     """Open (creating it if needed, 0600) the database at `path`, migrated to the revision `to` (the latest).
 
     Only the default data folder is created (0700); for any other path the folder must exist
-    (InputError names it). The connection is in autocommit mode (`isolation_level=None`): every
-    write that must be atomic goes through `transaction`.
+    (InputError names it). Each statement autocommits on its own: every write that must be atomic goes
+    through `transaction`.
     """
     if path == default_db_path():
         make_data_folder(path.parent)
     else:
         require_folder(path, "the database")
     create_private(path)  # SQLite gives the -wal and -shm files the database's mode
-    conn = _open(path)
+    conn = _open(str(path))
     if revision(conn) != to:
         conn.close()  # a connection open while another changes the schema may answer PRAGMAs from the old one
         migrate(path, to)
-        conn = _open(path)
+        conn = _open(str(path))
     return conn
 
 
-def _open(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_SECONDS)
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA journal_mode = WAL")
-    # No fsync per commit; a commit survives a crash and SIGKILL (docs/design.md, "Storage").
-    conn.execute("PRAGMA synchronous = NORMAL")
+def _engine(location: str, postgresql: bool) -> Engine:
+    key = (os.getpid(), location)  # a forked process makes its own: a pool's connections are not shared
+    engine = _engines.get(key)
+    if engine is None:
+        from scheduler_agent.storage import engine as engines
+
+        made = engines.postgresql_engine(location, store=True) if postgresql else engines.sqlite_engine(Path(location))
+        engine = _engines[key] = made
+    return engine
+
+
+def _open(location: str, postgresql: bool = False) -> Connection:
+    from scheduler_agent.storage.engine import OUTSIDE
+
+    conn = _engine(location, postgresql).connect()
+    conn.info[OUTSIDE] = True
     return conn
 
 
@@ -77,16 +86,22 @@ def connect_url(url: str, *, to: str = HEAD) -> Connection:
     from scheduler_agent.agent.errors import InputError
 
     try:
-        from scheduler_agent.storage import pg
+        import psycopg  # noqa: F401
     except ImportError:
         raise InputError(
             f"{mask(url)} is a PostgreSQL database, and the PostgreSQL driver is not installed: "
             "pip install 'scheduler-agent[postgres]'"
         ) from None
+    from sqlalchemy.exc import DBAPIError
+
     try:
-        conn = pg.connect(url)
-    except pg.PgOperationalError as exc:
-        raise InputError(f"{exc}; check the URL, that the server runs, and PGPASSWORD or ~/.pgpass") from None
+        conn = _open(url, postgresql=True)
+    except DBAPIError as exc:
+        reason = mask(" ".join(str(exc.orig).split())) or type(exc.orig).__name__
+        raise InputError(
+            f"cannot connect to the database at {mask(url)}: {reason}; check the URL, that the server runs, "
+            "and PGPASSWORD or ~/.pgpass"
+        ) from None
     if revision(conn) != to:
         migrate(url, to)
     return conn
@@ -115,42 +130,65 @@ def transaction(conn: Connection) -> Transaction:
     """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` if the block raises.
 
     IMMEDIATE takes the write lock at once, so a check made inside the block still holds
-    when the block writes. Inside an open transaction it nests as a SAVEPOINT. On PostgreSQL
-    it is a plain BEGIN (READ COMMITTED): writers do not wait for each other, so what must not
+    when the block writes. Inside an open transaction it nests as a SAVEPOINT (`begin_nested`). On
+    PostgreSQL it is a plain BEGIN (READ COMMITTED): writers do not wait for each other, so what must not
     race is kept by the database (constraints, the exclusion constraint on booked time) or by a
     lock taken where the check is made (`lock_people`).
     """
     return Transaction(conn)
 
 
+def in_transaction(conn: Connection) -> bool:
+    """Whether a `transaction` block is open on `conn` (SQLAlchemy's `in_transaction()` also answers True
+    between statements that autocommitted)."""
+    from scheduler_agent.storage.engine import OUTSIDE
+
+    return conn.in_transaction() and not conn.info.get(OUTSIDE, False)
+
+
 class Transaction:
     """`transaction`'s context manager: a class, as a session opens two a loop iteration and a generator's
     `@contextmanager` costs a few microseconds more each time (issue 14)."""
 
-    __slots__ = ("conn", "savepoint")
+    __slots__ = ("conn", "info", "outer", "tx")
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.savepoint: str | None = None  # the SAVEPOINT's name when nested in an open transaction
+        self.info = conn.info
+        self.outer = False  # whether this one began the transaction (else it is a SAVEPOINT in one)
+        self.tx: RootTransaction | SaTransaction | None = None
 
     def __enter__(self) -> Connection:
-        if self.conn.in_transaction:
-            self.savepoint = f"sp{next(_savepoints)}"
-            self.conn.execute(f"SAVEPOINT {self.savepoint}")
-        else:
-            self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
+        from scheduler_agent.storage.engine import OUTSIDE
+
+        conn, info = self.conn, self.info
+        if not info.get(OUTSIDE, True):
+            self.tx = conn.begin_nested()
+            return conn
+        if conn.in_transaction():
+            conn.commit()  # the autocommitted statements' bookkeeping: nothing is open in the database
+        info[OUTSIDE] = False  # the `begin` event then emits BEGIN (IMMEDIATE)
+        self.outer = True
+        try:
+            self.tx = conn.begin()
+        except BaseException:
+            info[OUTSIDE] = True
+            raise
+        return conn
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        name = self.savepoint
-        if name is not None:
-            if kind is not None:
-                self.conn.execute(f"ROLLBACK TO {name}")
-            self.conn.execute(f"RELEASE {name}")
-        elif kind is not None:
-            self.conn.execute("ROLLBACK")
-        else:
-            self.conn.execute("COMMIT")
+        from scheduler_agent.storage.engine import OUTSIDE
+
+        tx = self.tx
+        assert tx is not None
+        try:
+            if kind is None:
+                tx.commit()
+            elif tx.is_active:
+                tx.rollback()
+        finally:
+            if self.outer:
+                self.info[OUTSIDE] = True
 
 
 def migrate(location: Location, to: str = HEAD) -> None:
@@ -166,10 +204,14 @@ def migrate(location: Location, to: str = HEAD) -> None:
 def revision(conn: Connection) -> str | None:
     """The revision the database stores (`alembic_version`): None for a new database, or one made before
     the store moved to Alembic."""
+    from sqlalchemy.exc import DBAPIError
+
     try:
-        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-    except sqlite3.DatabaseError as exc:  # on PostgreSQL too: storage/pg.py raises sqlite3's errors
-        if "no such table" in str(exc) or getattr(exc, "sqlstate", None) == UNDEFINED_TABLE:
+        row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").fetchone()
+    except DBAPIError as exc:
+        if "no such table" in str(exc.orig) or getattr(exc.orig, "sqlstate", None) == UNDEFINED_TABLE:
+            if conn.in_transaction():
+                conn.rollback()
             return None
         raise  # a damaged file, say: the edge names it
     return None if row is None else str(row[0])

@@ -1,79 +1,95 @@
-"""What the store's code may call on a database connection, whichever database it is.
+"""Where the SQL of SQLite and PostgreSQL differs, named, in one place; and where a database is (`Location`).
 
-`sqlite3.Connection` has this surface already; `storage/pg.py` gives PostgreSQL the same one (`?`
-placeholders, `sqlite3.Row`-like rows, `lastrowid`, exceptions that are `sqlite3` exceptions), so the
-calendar and agent modules are written once. `dialect(conn)` tells the two apart where SQL must differ;
-say why beside each such place.
+Every statement is written once, with SQLAlchemy, and compiled for the database in use. What still differs
+in the store's queries is here (the connection-level differences, BEGIN IMMEDIATE and the pragmas, are in
+`storage/engine.py`; the schema's in `storage/schema.py`):
 
-Nothing here imports psycopg: SQLite users need no PostgreSQL driver.
+- `lock_person`: an advisory lock per person on PostgreSQL; nothing on SQLite, whose BEGIN IMMEDIATE
+  already serialises every writer.
+- `lock_events`: the events table locked against inserts on PostgreSQL, for ids given in a batch;
+  nothing on SQLite (BEGIN IMMEDIATE).
+- `moment`: a booked instant: TIMESTAMPTZ on PostgreSQL, the events' own text on SQLite.
+- `BookedTimeTaken` / `booked_time_taken`: PostgreSQL's exclusion constraint on booked time (SQLSTATE
+  23P01), or the deadlock two overlapping bookings written at once end in (40P01).
+- `per_dialect`: a statement that aggregates strings (`{aggregate_strings}`): SQLite's `group_concat`,
+  PostgreSQL's `string_agg`; compiled once for each, at import.
+- `sqlstate`: PostgreSQL's code of an error SQLAlchemy raised (`DBAPIError.orig`); None on SQLite.
+
+Nothing here imports SQLAlchemy or psycopg at import: `--help` and `lint` open no database.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING
 
-Dialect = Literal["sqlite", "postgresql"]
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, TextClause
 
-Parameters = Sequence[Any] | Mapping[str, Any]
 # Where the database is: a SQLite file, or (a str) a PostgreSQL URL such as postgresql://host/db.
 Location = Path | str
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 
+EXCLUSION_VIOLATION = "23P01"
+DEADLOCK = "40P01"
+# The advisory-lock namespace of per-person booking checks (the second key is the person's hashtext).
+PERSON_LOCK_SPACE = 0x5A6E
 
-class BookedTimeTaken(sqlite3.IntegrityError):
+
+class BookedTimeTaken(Exception):
     """The database refused a booking: a person's booked time overlaps one committed meanwhile (PostgreSQL's
-    exclusion constraint on `booked_time`; storage/pg.py raises it)."""
+    exclusion constraint on `booked_time`, or the deadlock of two written at the same moment)."""
 
 
-class Row(Protocol):
-    """A row: by position and by column name (`sqlite3.Row` and `pg.Row` both)."""
-
-    def __getitem__(self, key: int | str, /) -> Any: ...
-
-    def keys(self) -> list[str]: ...
+def on_postgresql(conn: Connection) -> bool:
+    return conn.dialect.name == "postgresql"
 
 
-class Cursor(Protocol):
-    """What a statement's result offers: rows, the id it inserted, how many rows it changed."""
-
-    @property
-    def lastrowid(self) -> int | None: ...
-
-    @property
-    def rowcount(self) -> int: ...
-
-    def fetchone(self) -> Any: ...
-
-    def fetchall(self) -> list[Any]: ...
-
-    def __iter__(self) -> Iterator[Any]: ...
+def sqlstate(error: BaseException) -> str | None:
+    """PostgreSQL's SQLSTATE of an error SQLAlchemy raised (`DBAPIError.orig`): None on SQLite."""
+    return getattr(getattr(error, "orig", None), "sqlstate", None)
 
 
-class Connection(Protocol):
-    """A connection in autocommit mode: explicit transactions go through `storage.db.transaction`."""
-
-    def execute(self, sql: str, parameters: Parameters = ..., /) -> Cursor: ...
-
-    def executemany(self, sql: str, parameters: Any, /) -> Cursor: ...
-
-    def commit(self) -> None: ...
-
-    def rollback(self) -> None: ...
-
-    def close(self) -> None: ...
-
-    @property
-    def in_transaction(self) -> bool: ...
+def booked_time_taken(error: BaseException) -> bool:
+    """Whether `error` is PostgreSQL refusing overlapping booked time (see `BookedTimeTaken`)."""
+    return sqlstate(error) in (EXCLUSION_VIOLATION, DEADLOCK)
 
 
-def dialect(conn: Connection) -> Dialect:
-    """'postgresql' for a `pg.PgConnection`, else 'sqlite'."""
-    return "postgresql" if getattr(conn, "dialect", "sqlite") == "postgresql" else "sqlite"
+def lock_person(conn: Connection, key: str) -> None:
+    """Inside a transaction on PostgreSQL: hold person `key`'s booking lock until it ends. SQLite: nothing."""
+    if on_postgresql(conn):
+        from sqlalchemy import text
+
+        conn.execute(
+            text("SELECT pg_advisory_xact_lock(CAST(:space AS integer), hashtext(:key))"),
+            {"space": PERSON_LOCK_SPACE, "key": key},
+        )
+
+
+def lock_events(conn: Connection) -> None:
+    """Inside a transaction on PostgreSQL: no insert into events until it ends (ids given in a batch stay
+    free). SQLite: nothing, BEGIN IMMEDIATE already holds the write lock."""
+    if on_postgresql(conn):
+        conn.exec_driver_sql("LOCK TABLE events IN EXCLUSIVE MODE")
+
+
+def moment(conn: Connection, column: str) -> str:
+    """A booked instant in SQL: PostgreSQL's booked_time columns are timestamptz, SQLite's the events' text."""
+    return f"CAST({column} AS TIMESTAMPTZ)" if on_postgresql(conn) else column
+
+
+AGGREGATE_STRINGS = {"sqlite": "group_concat", "postgresql": "string_agg"}
+
+
+def per_dialect(template: str) -> dict[str, TextClause]:
+    """`template` as each database's statement, by dialect name: `{aggregate_strings}` in it is written as that
+    database's aggregate of strings (`group_concat(x, ' ')` / `string_agg(x, ' ')`). Run it as
+    `conn.execute(statements[conn.dialect.name], ...)`."""
+    from sqlalchemy import text
+
+    return {name: text(template.replace("{aggregate_strings}", word)) for name, word in AGGREGATE_STRINGS.items()}
 
 
 def is_url(location: str) -> bool:

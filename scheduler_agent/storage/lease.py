@@ -17,9 +17,10 @@ import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 
 LEASE_SECONDS = 15 * 60.0  # renewed at every step of a turn; a step waits at most --timeout for the model
 
@@ -78,11 +79,23 @@ def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# Built once: a session renews its lease at every step of a turn.
+_CURRENT = text("SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = :cid")
+_CLAIM = text(
+    "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) "
+    "VALUES (:cid, :host, :pid, :since, :expires) "
+    "ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host, "
+    "holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires"
+)
+_RENEW = text(
+    "UPDATE leases SET expires = :expires WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid"
+)
+_RELEASE = text("DELETE FROM leases WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid")
+
+
 def current(conn: Connection, cid: int) -> Lease | None:
     """The lease on `cid`, if one is recorded (it may have expired)."""
-    row = conn.execute(
-        "SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = ?", (cid,)
-    ).fetchone()
+    row = conn.execute(_CURRENT, {"cid": cid}).fetchone()
     return None if row is None else Lease(cid, Holder(row[0], int(row[1])), row[2], row[3])
 
 
@@ -97,10 +110,8 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
         conn.execute(
-            "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) VALUES (?,?,?,?,?)"
-            " ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host,"
-            " holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires",
-            (cid, holder.host, holder.pid, since, expires),
+            _CLAIM,
+            {"cid": cid, "host": holder.host, "pid": holder.pid, "since": since, "expires": expires},
         )
     return Lease(cid, holder, since, expires)
 
@@ -112,8 +123,8 @@ def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     expires = _iso(_now() + timedelta(seconds=seconds))
     with transaction(conn):
         cursor = conn.execute(
-            "UPDATE leases SET expires = ? WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
-            (expires, cid, holder.host, holder.pid),
+            _RENEW,
+            {"expires": expires, "cid": cid, "host": holder.host, "pid": holder.pid},
         )
     return cursor.rowcount == 1
 
@@ -121,10 +132,7 @@ def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
 def release(conn: Connection, cid: int, holder: Holder) -> None:
     """Give the lease up (nothing happens if `holder` does not hold it)."""
     with transaction(conn):
-        conn.execute(
-            "DELETE FROM leases WHERE conversation_id = ? AND holder_host = ? AND holder_pid = ?",
-            (cid, holder.host, holder.pid),
-        )
+        conn.execute(_RELEASE, {"cid": cid, "host": holder.host, "pid": holder.pid})
 
 
 def check_free(conn: Connection, cid: int, holder: Holder) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Row, text
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.grammar.rules import conversation_state  # not grammar.check: the list needs no walk
-from scheduler_agent.storage.dialect import Connection, Row
 
 STATES = ("waiting", "interrupted", "complete", "stopped", "needs-approval")
 
@@ -40,16 +42,21 @@ def summaries(
     """
     if state is not None and state not in STATES:
         raise AgentError(f"unknown state {state!r}: one of {', '.join(STATES)}")
-    where, params = ["n > 0"], []
+    where: list[str] = ["n > 0"]
+    params: dict[str, Any] = {}
     if model is not None:
-        where.append("c.model = ?")
-        params.append(model)
+        where.append("c.model = :model")
+        params["model"] = model
     if query:
         escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        where.append("EXISTS (SELECT 1 FROM entries q WHERE q.conversation_id = c.id AND q.content LIKE ? ESCAPE '\\')")
-        params.append(f"%{escaped}%")
+        # case-insensitive on both databases (SQLite's LIKE ignores ASCII case, PostgreSQL's does not)
+        where.append(
+            "EXISTS (SELECT 1 FROM entries q WHERE q.conversation_id = c.id "
+            "AND lower(q.content) LIKE lower(:query) ESCAPE '\\')"
+        )
+        params["query"] = f"%{escaped}%"
     rows = conn.execute(
-        f"""
+        text(f"""
         SELECT * FROM (
             SELECT c.id, c.created_at, c.model, c.last_stop,
                    EXISTS (SELECT 1 FROM pending_approvals p WHERE p.conversation_id = c.id) AS pending,
@@ -59,12 +66,12 @@ def summaries(
                     ORDER BY position DESC LIMIT 1) AS last
             FROM conversations c
         ) c WHERE {" AND ".join(where)} ORDER BY c.id DESC
-        """,
+        """),
         params,
     )
     found: list[Summary] = []
     for r in rows:
-        summary = Summary(r["id"], r["created_at"], r["n"], _first_text(r["first"]), r["model"], _state(r))
+        summary = Summary(r.id, r.created_at, r.n, _first_text(r.first), r.model, _state(r))
         if state is None or summary.state == state:
             found.append(summary)
             if limit is not None and len(found) == limit:
@@ -72,12 +79,12 @@ def summaries(
     return found
 
 
-def _state(row: Row) -> str:
-    if row["pending"]:
+def _state(row: Row[Any]) -> str:
+    if row.pending:
         return "needs-approval"
-    if row["last_stop"] is not None:
+    if row.last_stop is not None:
         return "stopped"
-    role, _, content = row["last"].partition(" ")
+    role, _, content = row.last.partition(" ")
     return conversation_state([{"role": role, "content": json.loads(content)}])
 
 

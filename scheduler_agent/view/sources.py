@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from sqlalchemy import Connection
 
 from scheduler_agent.agent.errors import AgentError, too_deeply_nested
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.api import sse
 from scheduler_agent.playback.cassette_file import METADATA_KEY
 from scheduler_agent.storage import conversations
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.view.trace import Exchange, Trace, assemble
 
 SCRIPTED = "The replies were scripted, so their token counts are estimates (about four bytes a token), marked ≈."

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Callable
 from datetime import timedelta
 
+from sqlalchemy import Connection
 from temporalio.client import (
     Client,
     WorkflowExecutionStatus,
@@ -22,7 +23,6 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workflows import records
 from scheduler_agent.workflows.names import (
     ANSWER_UPDATE,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.storage import lease
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workflows.names import Waiting, workflow_id
 
 
@@ -32,8 +33,10 @@ def wait_for_person(conn: Connection, cid: int, calls: list[tuple[str, str, str]
     with transaction(conn):
         for call, name, summary in calls:
             conn.execute(
-                "INSERT INTO pending_approvals (tool_use_id, conversation_id, name, summary, asked_at)"
-                " VALUES (:call, :cid, :name, :summary, :asked) ON CONFLICT (tool_use_id) DO NOTHING",
+                text(
+                    "INSERT INTO pending_approvals (tool_use_id, conversation_id, name, summary, asked_at)"
+                    " VALUES (:call, :cid, :name, :summary, :asked) ON CONFLICT (tool_use_id) DO NOTHING"
+                ),
                 {"call": call, "cid": cid, "name": name, "summary": summary, "asked": _now()},
             )
 
@@ -42,19 +45,24 @@ def record_answer(conn: Connection, call: str, approved: bool, reason: str) -> N
     """The person's answer to `call`, where a terminal's answer goes; the call no longer waits."""
     with transaction(conn):
         conn.execute(
-            "INSERT INTO approvals (tool_use_id, approved, reason, end_of_input) VALUES (:call, :approved, :reason, 0)"
-            " ON CONFLICT (tool_use_id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason,"
-            " end_of_input = 0",
+            text(
+                "INSERT INTO approvals (tool_use_id, approved, reason, end_of_input) VALUES (:call, :approved, "
+                ":reason, 0)"
+                " ON CONFLICT (tool_use_id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason,"
+                " end_of_input = 0"
+            ),
             {"call": call, "approved": int(approved), "reason": reason},
         )
-        conn.execute("DELETE FROM pending_approvals WHERE tool_use_id = :call", {"call": call})
+        conn.execute(text("DELETE FROM pending_approvals WHERE tool_use_id = :call"), {"call": call})
 
 
 def pending(conn: Connection, cid: int) -> list[Waiting]:
     """The calls of conversation `cid` that wait for a person, oldest first."""
     rows = conn.execute(
-        "SELECT tool_use_id, summary FROM pending_approvals WHERE conversation_id = :cid"
-        " ORDER BY asked_at, tool_use_id",
+        text(
+            "SELECT tool_use_id, summary FROM pending_approvals WHERE conversation_id = :cid"
+            " ORDER BY asked_at, tool_use_id"
+        ),
         {"cid": cid},
     ).fetchall()
     return [Waiting(str(call), str(summary)) for call, summary in rows]

@@ -15,13 +15,14 @@ to another worker once the turn's heartbeat timeout has passed.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
+from sqlalchemy import Connection
+from sqlalchemy.exc import OperationalError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -34,7 +35,7 @@ from scheduler_agent.mcp_client.turn import MissingServer, list_and_store, missi
 from scheduler_agent.session.approval import Decision
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import lease
-from scheduler_agent.storage.dialect import Connection
+from scheduler_agent.storage.db import in_transaction
 from scheduler_agent.workflows import records
 from scheduler_agent.workflows.names import (
     ENDED,
@@ -116,13 +117,13 @@ class TurnSteps:
         conn, kept = self._connection(), False
         try:
             outcome = run(conn, step)
-            kept = not getattr(conn, "lost", False) and not conn.in_transaction
+            kept = not conn.invalidated and not in_transaction(conn)
             return outcome
         except AgentError as exc:
             self._give_up(conn, step, f"failed: {exc}")
             raise ApplicationError(str(exc), exc.exit_code, type=type(exc).__name__, non_retryable=True) from None
         except Exception as exc:
-            if getattr(conn, "lost", False) or isinstance(exc, sqlite3.OperationalError):
+            if conn.invalidated or isinstance(exc, OperationalError):
                 raise  # the database went away, or stayed locked: Temporal runs the step again
             statement = f"internal error ({type(exc).__name__}: {exc}); this is a bug in scheduler-agent"
             self._give_up(conn, step, f"{statement}\n{traceback.format_exc()}")
@@ -137,7 +138,7 @@ class TurnSteps:
         each step cost a PostgreSQL backend's start and the schema's check, more CPU than the step's own writes
         (benchmarks/workers.py's CPU rows)."""
         conn: Connection | None = getattr(self.held, "conn", None)
-        if conn is None or getattr(conn, "lost", False):
+        if conn is None or conn.invalidated or conn.closed:
             conn = self.held.conn = self.connect()
         return conn
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import Connection
+
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.agent.events import ignore
 from scheduler_agent.agent.loop import add_user_text, is_user_input
@@ -18,7 +20,6 @@ from scheduler_agent.calendar.imports import calendar_token
 from scheduler_agent.grammar.check import conversation_state
 from scheduler_agent.session.session import Session, Settings, refuse_empty
 from scheduler_agent.storage import conversations, lease
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workflows.names import TurnKey
 from scheduler_agent.workflows.records import turn_holder
 

@@ -13,10 +13,10 @@ import re
 import signal
 from datetime import timedelta
 
+from sqlalchemy import Connection
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from scheduler_agent.storage.dialect import Connection
 from scheduler_agent.workflows import records
 from scheduler_agent.workflows.steps import TurnSteps
 from scheduler_agent.workflows.turn import TurnWorkflow

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from sqlalchemy import Connection as Db
+
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.caldav.connect import Connection
@@ -22,13 +24,12 @@ from scheduler_agent.calendar.caldav.server import Server, href_of
 from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteEvent, Written
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_window
-from scheduler_agent.storage import db
 
 
 class ChangingCalendar(Protocol):
     """What a change needs of the CalDAV calendar (writes.Writer), which imports this module."""
 
-    conn: db.Connection
+    conn: Db
     connection: Connection
     server: Server
     now: Callable[[], datetime]

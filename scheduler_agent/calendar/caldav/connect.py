@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from sqlalchemy import Connection as Db
+from sqlalchemy import text
+
 from scheduler_agent.calendar.types import OWNER_KEY, SET_OWNER_HINT, CalendarError
-from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
 
 if TYPE_CHECKING:
@@ -61,42 +63,50 @@ class Connection:
 # --- stored connection ------------------------------------------------------------------------
 
 
-def save_connection(conn: db.Connection, connection: Connection) -> None:
+def save_connection(conn: Db, connection: Connection) -> None:
     with transaction(conn):
-        if conn.execute("SELECT 1 FROM people WHERE key = ?", (OWNER_KEY,)).fetchone() is None:
+        if (
+            conn.execute(text("SELECT 1 FROM people WHERE key = :OWNER_KEY"), {"OWNER_KEY": OWNER_KEY}).fetchone()
+            is None
+        ):
             raise CalendarError(f"connect a calendar server after setting the owner: {SET_OWNER_HINT}")
         conn.execute(
-            "INSERT INTO caldav_connections (person_key, url, username, calendar_url, calendar_name, "
-            "password_source, email, invites) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (person_key) DO UPDATE "
-            "SET url = excluded.url, username = excluded.username, calendar_url = excluded.calendar_url, "
-            "calendar_name = excluded.calendar_name, password_source = excluded.password_source, "
-            "email = excluded.email, invites = excluded.invites",
-            (
-                OWNER_KEY,
-                connection.url,
-                connection.username,
-                connection.calendar_url,
-                connection.calendar_name,
-                connection.password_source,
-                connection.email,
-                int(connection.invites),
+            text(
+                "INSERT INTO caldav_connections (person_key, url, username, calendar_url, calendar_name, "
+                "password_source, email, invites) VALUES (:OWNER_KEY, :url, :username, :calendar_url, "
+                ":calendar_name, :password_source, :email, :invites) ON CONFLICT (person_key) DO UPDATE "
+                "SET url = excluded.url, username = excluded.username, calendar_url = excluded.calendar_url, "
+                "calendar_name = excluded.calendar_name, password_source = excluded.password_source, "
+                "email = excluded.email, invites = excluded.invites"
             ),
+            {
+                "OWNER_KEY": OWNER_KEY,
+                "url": connection.url,
+                "username": connection.username,
+                "calendar_url": connection.calendar_url,
+                "calendar_name": connection.calendar_name,
+                "password_source": connection.password_source,
+                "email": connection.email,
+                "invites": int(connection.invites),
+            },
         )
 
 
-def load_connection(conn: db.Connection) -> Connection | None:
+def load_connection(conn: Db) -> Connection | None:
     """The owner's CalDAV connection, or None when the calendar is the local SQLite one."""
-    row = conn.execute("SELECT * FROM caldav_connections WHERE person_key = ?", (OWNER_KEY,)).fetchone()
+    row = conn.execute(
+        text("SELECT * FROM caldav_connections WHERE person_key = :OWNER_KEY"), {"OWNER_KEY": OWNER_KEY}
+    ).fetchone()
     if row is None:
         return None
     return Connection(
-        url=row["url"],
-        username=row["username"],
-        calendar_url=row["calendar_url"],
-        calendar_name=row["calendar_name"],
-        password_source=row["password_source"],
-        email=row["email"],
-        invites=bool(row["invites"]),
+        url=row.url,
+        username=row.username,
+        calendar_url=row.calendar_url,
+        calendar_name=row.calendar_name,
+        password_source=row.password_source,
+        email=row.email,
+        invites=bool(row.invites),
     )
 
 
@@ -115,7 +125,7 @@ def check_server_url(url: str, what_to_give: str) -> str:
     return url
 
 
-def set_contact(conn: db.Connection, key: str, email: str | None, caldav_url: str | None) -> None:
+def set_contact(conn: Db, key: str, email: str | None, caldav_url: str | None) -> None:
     """Set a person's e-mail address and/or shared CalDAV calendar (None leaves a field as it is)."""
     if email is not None and ("@" not in email or any(c.isspace() for c in email)):
         raise CalendarError(f"e-mail address {email!r} is not one: give e.g. priya@example.com")
@@ -124,21 +134,23 @@ def set_contact(conn: db.Connection, key: str, email: str | None, caldav_url: st
     if caldav_url is not None and not caldav_url.endswith("/"):
         caldav_url += "/"
     with transaction(conn):
-        if conn.execute("SELECT 1 FROM people WHERE key = ?", (key,)).fetchone() is None:
+        if conn.execute(text("SELECT 1 FROM people WHERE key = :key"), {"key": key}).fetchone() is None:
             raise CalendarError(f"there is no person {key!r}: add them with `scheduler-agent calendar add-person`")
         conn.execute(
-            "INSERT INTO person_contacts (person_key, email, caldav_url) VALUES (?, ?, ?) "
-            "ON CONFLICT (person_key) DO UPDATE SET email = coalesce(excluded.email, person_contacts.email), "
-            "caldav_url = coalesce(excluded.caldav_url, person_contacts.caldav_url)",
-            (key, email, caldav_url),
+            text(
+                "INSERT INTO person_contacts (person_key, email, caldav_url) VALUES (:key, :email, :caldav_url) "
+                "ON CONFLICT (person_key) DO UPDATE SET email = coalesce(excluded.email, person_contacts.email), "
+                "caldav_url = coalesce(excluded.caldav_url, person_contacts.caldav_url)"
+            ),
+            {"key": key, "email": email, "caldav_url": caldav_url},
         )
 
 
-def contacts(conn: db.Connection) -> dict[str, Contact]:
+def contacts(conn: Db) -> dict[str, Contact]:
     rows = conn.execute(
-        "SELECT p.key, c.email, c.caldav_url FROM people p LEFT JOIN person_contacts c ON c.person_key = p.key"
+        text("SELECT p.key, c.email, c.caldav_url FROM people p LEFT JOIN person_contacts c ON c.person_key = p.key")
     )
-    return {row["key"]: Contact(row["key"], row["email"], row["caldav_url"]) for row in rows}
+    return {row.key: Contact(row.key, row.email, row.caldav_url) for row in rows}
 
 
 # --- the password -----------------------------------------------------------------------------

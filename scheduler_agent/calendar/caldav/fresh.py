@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import Connection as Db
+
 from scheduler_agent.calendar.caldav import replica
 from scheduler_agent.calendar.caldav.connect import CalDAVError, Connection, load_connection, password_for
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection as Db
 
 FRESH_SECONDS = 5.0
 """How old the last sync may be before a reader syncs first."""

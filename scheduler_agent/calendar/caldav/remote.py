@@ -28,6 +28,9 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
+from sqlalchemy import Connection as Db
+from sqlalchemy import text as sql
+
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.calendar.backend import Answer, Key, SqliteCalendar, StoredEvent
@@ -40,7 +43,6 @@ from scheduler_agent.calendar.caldav.types import BusyInterval, Written
 from scheduler_agent.calendar.caldav.writes import Writer, written_text
 from scheduler_agent.calendar.slots import Interval
 from scheduler_agent.calendar.types import OWNER_KEY, Event
-from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
 
 __all__ = ["RemoteCalendar"]
@@ -56,7 +58,7 @@ class RemoteCalendar(SqliteCalendar):
     @classmethod
     def open(
         cls,
-        conn: db.Connection,
+        conn: Db,
         connection: Connection,
         invites: bool | None = None,
         deadline_seconds: float = REQUEST_DEADLINE_SECONDS,
@@ -128,18 +130,20 @@ class RemoteCalendar(SqliteCalendar):
 
     def recorded(self, tool_use_id: str) -> Booking | None:
         found = booking_for(self.conn, tool_use_id)
-        link = self.conn.execute("SELECT * FROM caldav_bookings WHERE tool_use_id = ?", (tool_use_id,)).fetchone()
+        link = self.conn.execute(
+            sql("SELECT * FROM caldav_bookings WHERE tool_use_id = :tool_use_id"), {"tool_use_id": tool_use_id}
+        ).fetchone()
         if found is not None:
             if found.event_id is None and link is not None and found.kind != "cancel_event":
-                return dataclasses.replace(found, event_id=stored_id(self.conn, str(link["href"])))
+                return dataclasses.replace(found, event_id=stored_id(self.conn, str(link.href)))
             return found
         if link is None:
             return None
-        fetched = self.remote.server.fetch(link["href"], "looking for this call's change")  # a resumed round
+        fetched = self.remote.server.fetch(link.href, "looking for this call's change")  # a resumed round
         if fetched is None or fetched.occurrence.last_call != tool_use_id:
             return None  # never written: the call runs again
         written = self._synced(self.remote.made(fetched, tool_use_id))
-        kind = str(link["kind"])
+        kind = str(link.kind)
         text = written_text(dataclasses.replace(written, invites=False), self.owner().tz, _VERB[kind])
         if kind != "create_event":
             text = f"The {_MADE[kind]} was made: {text} Do not {_AGAIN[kind]} again."
@@ -227,7 +231,7 @@ def with_clashes(calendar: RemoteCalendar, written: Written, keys: Sequence[str]
     return dataclasses.replace(written, clashes=tuple(clashes))
 
 
-def resource_for(conn: db.Connection, stored: StoredEvent) -> replica.Resource:
+def resource_for(conn: Db, stored: StoredEvent) -> replica.Resource:
     resource = replica.resource_of(conn, stored.event.id)
     if resource is None:
         raise ToolError(
@@ -237,12 +241,12 @@ def resource_for(conn: db.Connection, stored: StoredEvent) -> replica.Resource:
     return resource
 
 
-def stored_id(conn: db.Connection, href: str) -> int | None:
+def stored_id(conn: Db, href: str) -> int | None:
     found = replica.resources(conn).get(href)
     return None if found is None else found.event_id
 
 
-def scheduling(conn: db.Connection, remote: Writer) -> bool:
+def scheduling(conn: Db, remote: Writer) -> bool:
     """Whether the server does CalDAV scheduling: the stored answer, else asked once and stored."""
     state = replica.sync_state(conn)
     if state is not None and state.scheduling is not None:
@@ -254,19 +258,21 @@ def scheduling(conn: db.Connection, remote: Writer) -> bool:
     return answer
 
 
-def intend(conn: db.Connection, key: Key | None, href: str, uid: str) -> None:
+def intend(conn: Db, key: Key | None, href: str, uid: str) -> None:
     """The row that says call `key` is about to write `href`, committed before the PUT."""
     if key is None:
         return
     with transaction(conn):
         conn.execute(
-            "INSERT INTO caldav_bookings (tool_use_id, kind, href, uid) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (tool_use_id) DO NOTHING",
-            (key.tool_use_id, key.kind, href, uid),
+            sql(
+                "INSERT INTO caldav_bookings (tool_use_id, kind, href, uid) VALUES (:tool_use_id, :kind, :href, :uid) "
+                "ON CONFLICT (tool_use_id) DO NOTHING"
+            ),
+            {"tool_use_id": key.tool_use_id, "kind": key.kind, "href": href, "uid": uid},
         )
 
 
-def record(conn: db.Connection, key: Key | None, written: Written, text: str, recovered: bool = False) -> Booking:
+def record(conn: Db, key: Key | None, written: Written, text: str, recovered: bool = False) -> Booking:
     """The call's records after the write: the link gets the ETag and local id, `bookings` the result
     (kept as it is when another process of the same call recorded first)."""
     remote = written.event
@@ -277,21 +283,26 @@ def record(conn: db.Connection, key: Key | None, written: Written, text: str, re
     faults.reach("after_caldav_write")
     with transaction(conn):
         conn.execute(
-            "UPDATE caldav_bookings SET etag = ?, written = 1, "
-            "event_id = (SELECT id FROM caldav_events WHERE href = ?) WHERE tool_use_id = ?",
-            (remote.etag, remote.href, key.tool_use_id),
+            sql(
+                "UPDATE caldav_bookings SET etag = :etag, written = 1, "
+                "event_id = (SELECT id FROM caldav_events WHERE href = :href) WHERE tool_use_id = :tool_use_id"
+            ),
+            {"etag": remote.etag, "href": remote.href, "tool_use_id": key.tool_use_id},
         )
         conn.execute(
-            "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (?, NULL, ?, ?, ?) "
-            "ON CONFLICT (tool_use_id) DO NOTHING",
-            (key.tool_use_id, text, kind, "" if recovered else key.input_hash),
+            sql(
+                "INSERT INTO bookings (tool_use_id, event_id, result, kind, input_hash) VALUES (:tool_use_id, "
+                "NULL, :text, :kind, :p4) "
+                "ON CONFLICT (tool_use_id) DO NOTHING"
+            ),
+            {"tool_use_id": key.tool_use_id, "text": text, "kind": kind, "p4": "" if recovered else key.input_hash},
         )
     found = booking_for(conn, key.tool_use_id)
     assert found is not None
     return dataclasses.replace(found, event_id=event_id)
 
 
-def call_of(conn: db.Connection, key: Key | None, resource: replica.Resource) -> str:
+def call_of(conn: Db, key: Key | None, resource: replica.Resource) -> str:
     """The id a move or cancellation of `resource` writes under, its link row committed first."""
     intend(conn, key, resource.href, resource.uid)
     return key.tool_use_id if key is not None else f"cli-{uuid.uuid4().hex}"

@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import Connection, text
+
 from scheduler_agent.calendar.types import OWNER_KEY, from_utc_text, to_utc_text
-from scheduler_agent.storage.dialect import Connection
 
 ORIGIN = "caldav"  # event_sources.origin of the server's events
 BUSY_ORIGIN = "caldav-busy"  # event_sources.origin of a person's busy time read from their shared calendar (people.py)
@@ -43,7 +44,7 @@ class Resource:
 
 def sync_state(conn: Connection) -> SyncState | None:
     row = conn.execute(
-        "SELECT sync_token, synced_at, sync_failed, scheduling FROM caldav_connections WHERE person_key = :you",
+        text("SELECT sync_token, synced_at, sync_failed, scheduling FROM caldav_connections WHERE person_key = :you"),
         {"you": OWNER_KEY},
     ).fetchone()
     if row is None:
@@ -59,20 +60,24 @@ def sync_state(conn: Connection) -> SyncState | None:
 
 def record_sync(conn: Connection, token: str | None, now: datetime) -> None:
     conn.execute(
-        "UPDATE caldav_connections SET sync_token = :token, synced_at = :now, sync_failed = '' WHERE person_key = :you",
+        text(
+            "UPDATE caldav_connections SET sync_token = :token, synced_at = :now, sync_failed = '' WHERE "
+            "person_key = :you"
+        ),
         {"token": token, "now": to_utc_text(now), "you": OWNER_KEY},
     )
 
 
 def record_failure(conn: Connection, line: str) -> None:
     conn.execute(
-        "UPDATE caldav_connections SET sync_failed = :line WHERE person_key = :you", {"line": line, "you": OWNER_KEY}
+        text("UPDATE caldav_connections SET sync_failed = :line WHERE person_key = :you"),
+        {"line": line, "you": OWNER_KEY},
     )
 
 
 def set_scheduling(conn: Connection, answer: bool) -> None:
     conn.execute(
-        "UPDATE caldav_connections SET scheduling = :answer WHERE person_key = :you",
+        text("UPDATE caldav_connections SET scheduling = :answer WHERE person_key = :you"),
         {"answer": int(answer), "you": OWNER_KEY},
     )
 
@@ -80,15 +85,17 @@ def set_scheduling(conn: Connection, answer: bool) -> None:
 def forget_sync(conn: Connection) -> None:
     """A new connection: the next use syncs everything, and asks about scheduling again."""
     conn.execute(
-        "UPDATE caldav_connections SET sync_token = NULL, synced_at = NULL, sync_failed = '', scheduling = NULL "
-        "WHERE person_key = :you",
+        text(
+            "UPDATE caldav_connections SET sync_token = NULL, synced_at = NULL, sync_failed = '', scheduling = NULL "
+            "WHERE person_key = :you"
+        ),
         {"you": OWNER_KEY},
     )
 
 
 def resources(conn: Connection) -> dict[str, Resource]:
     """Every resource the replica knows, by href."""
-    rows = conn.execute("SELECT href, uid, etag, event_id, organizer, tool_use_id, id FROM caldav_events")
+    rows = conn.execute(text("SELECT href, uid, etag, event_id, organizer, tool_use_id, id FROM caldav_events"))
     return {row[0]: Resource(*tuple(row)) for row in rows}
 
 
@@ -96,8 +103,10 @@ def resource_of(conn: Connection, event_id: int) -> Resource | None:
     """The resource event `event_id` of the store came from; an id above ID_BASE is an id the model was
     given before m041 (the resource's own), and names the same resource."""
     row = conn.execute(
-        "SELECT href, uid, etag, event_id, organizer, tool_use_id, id FROM caldav_events "
-        "WHERE event_id = :id OR (id = :id AND id > :base) ORDER BY event_id IS NULL LIMIT 1",
+        text(
+            "SELECT href, uid, etag, event_id, organizer, tool_use_id, id FROM caldav_events "
+            "WHERE event_id = :id OR (id = :id AND id > :base) ORDER BY event_id IS NULL LIMIT 1"
+        ),
         {"id": event_id, "base": ID_BASE},
     ).fetchone()
     return None if row is None else Resource(*tuple(row))
@@ -106,11 +115,13 @@ def resource_of(conn: Connection, event_id: int) -> Resource | None:
 def link(conn: Connection, resource: Resource) -> None:
     """Insert or update the row of `resource` (matched by href); the call that booked it is kept."""
     conn.execute(
-        "INSERT INTO caldav_events (id, href, uid, etag, event_id, organizer, tool_use_id) VALUES ("
-        "(SELECT CASE WHEN max(id) > :base THEN max(id) ELSE :base END + 1 FROM caldav_events), "
-        ":href, :uid, :etag, :event_id, :organizer, :call) "
-        "ON CONFLICT (href) DO UPDATE SET uid = excluded.uid, etag = excluded.etag, event_id = excluded.event_id, "
-        "organizer = excluded.organizer, tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)",
+        text(
+            "INSERT INTO caldav_events (id, href, uid, etag, event_id, organizer, tool_use_id) VALUES ("
+            "(SELECT CASE WHEN max(id) > :base THEN max(id) ELSE :base END + 1 FROM caldav_events), "
+            ":href, :uid, :etag, :event_id, :organizer, :call) "
+            "ON CONFLICT (href) DO UPDATE SET uid = excluded.uid, etag = excluded.etag, event_id = excluded.event_id, "
+            "organizer = excluded.organizer, tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)"
+        ),
         {
             "base": ID_BASE,
             "href": resource.href,
@@ -126,7 +137,10 @@ def link(conn: Connection, resource: Resource) -> None:
 def events_of(conn: Connection, uid: str) -> dict[str, int]:
     """The store's events of the resource with `uid`: recurrence id ('' for the event itself) -> event id."""
     rows = conn.execute(
-        "SELECT recurrence_id, event_id FROM event_sources WHERE person_key = :you AND origin = :origin AND uid = :uid",
+        text(
+            "SELECT recurrence_id, event_id FROM event_sources "
+            "WHERE person_key = :you AND origin = :origin AND uid = :uid"
+        ),
         {"you": OWNER_KEY, "origin": ORIGIN, "uid": uid},
     )
     return {str(recurrence_id): int(event_id) for recurrence_id, event_id in rows}
@@ -135,28 +149,30 @@ def events_of(conn: Connection, uid: str) -> dict[str, int]:
 def busy_uids(conn: Connection, key: str, first: datetime, last: datetime) -> set[str]:
     """The UIDs of `key`'s busy time from their shared calendar overlapping [first, last)."""
     rows = conn.execute(
-        "SELECT s.uid FROM event_sources s JOIN events e ON e.id = s.event_id WHERE s.person_key = :key "
-        "AND s.origin = :origin AND e.start_utc < :last AND e.end_utc > :first",
+        text(
+            "SELECT s.uid FROM event_sources s JOIN events e ON e.id = s.event_id WHERE s.person_key = :key "
+            "AND s.origin = :origin AND e.start_utc < :last AND e.end_utc > :first"
+        ),
         {"key": key, "origin": BUSY_ORIGIN, "first": to_utc_text(first), "last": to_utc_text(last)},
     )
     return {str(row[0]) for row in rows}
 
 
 def title_of(conn: Connection, event_id: int) -> tuple[str, datetime, datetime] | None:
-    row = conn.execute("SELECT title, start_utc, end_utc FROM events WHERE id = :id", {"id": event_id}).fetchone()
+    row = conn.execute(text("SELECT title, start_utc, end_utc FROM events WHERE id = :id"), {"id": event_id}).fetchone()
     return None if row is None else (str(row[0]), from_utc_text(str(row[1])), from_utc_text(str(row[2])))
 
 
 def delete_events(conn: Connection, event_ids: Iterable[int]) -> None:
     for event_id in event_ids:
-        conn.execute("DELETE FROM events WHERE id = :id", {"id": event_id})
+        conn.execute(text("DELETE FROM events WHERE id = :id"), {"id": event_id})
 
 
 def add_attendees(conn: Connection, event_id: int, keys: Iterable[str]) -> None:
     """The people (by key) an event of the server has as ATTENDEEs, besides the owner."""
     for key in keys:
         conn.execute(
-            "INSERT INTO event_attendees (event_id, person_key) VALUES (:id, :key) ON CONFLICT DO NOTHING",
+            text("INSERT INTO event_attendees (event_id, person_key) VALUES (:id, :key) ON CONFLICT DO NOTHING"),
             {"id": event_id, "key": key},
         )
 
@@ -164,10 +180,12 @@ def add_attendees(conn: Connection, event_id: int, keys: Iterable[str]) -> None:
 def local_event_count(conn: Connection) -> int:
     """The owner's events that are not the server's: the local calendar's."""
     row = conn.execute(
-        "SELECT count(*) FROM event_attendees a WHERE a.person_key = :you AND NOT EXISTS ("
-        "SELECT 1 FROM event_sources s WHERE s.event_id = a.event_id AND s.origin = :origin)",
+        text(
+            "SELECT count(*) FROM event_attendees a WHERE a.person_key = :you AND NOT EXISTS ("
+            "SELECT 1 FROM event_sources s WHERE s.event_id = a.event_id AND s.origin = :origin)"
+        ),
         {"you": OWNER_KEY, "origin": ORIGIN},
-    ).fetchone()
+    ).one()
     return int(row[0])
 
 

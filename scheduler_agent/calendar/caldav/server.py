@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import Connection as Db
+from sqlalchemy import text
+
 from scheduler_agent.calendar.caldav.connect import (
     REQUEST_DEADLINE_SECONDS,
     Connection,
@@ -25,7 +28,6 @@ from scheduler_agent.calendar.caldav.ics import Occurrence, read_occurrence
 from scheduler_agent.calendar.caldav.types import Fetched, RemoteEvent
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person
-from scheduler_agent.storage import db
 from scheduler_agent.storage.db import transaction
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ class Server:
 
     def __init__(
         self,
-        conn: db.Connection,
+        conn: Db,
         connection: Connection,
         password: str,
         deadline_seconds: float = REQUEST_DEADLINE_SECONDS,
@@ -121,26 +123,30 @@ CALDAV_ID_BASE = 1_000_000
 the local calendar (a person's imported busy time), which the tools may show beside them."""
 
 
-def local_id(conn: db.Connection, href: str, uid: str, tool_use_id: str | None = None) -> int:
+def local_id(conn: Db, href: str, uid: str, tool_use_id: str | None = None) -> int:
     """The local id of the resource at `href` (given the first time it is seen); records the call that wrote it."""
     with transaction(conn):  # a new resource's id comes after CALDAV_ID_BASE: never a local event's id
         conn.execute(
-            "INSERT INTO caldav_events (id, href, uid, tool_use_id) "
-            "VALUES ((SELECT CASE WHEN max(id) > ? THEN max(id) ELSE ? END + 1 FROM caldav_events), ?, ?, ?) "
-            "ON CONFLICT (href) DO UPDATE SET tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)",
-            (CALDAV_ID_BASE, CALDAV_ID_BASE, href, uid, tool_use_id),
+            text(
+                "INSERT INTO caldav_events (id, href, uid, tool_use_id) "
+                "VALUES ((SELECT CASE WHEN max(id) > :base THEN max(id) ELSE :base END + 1 "
+                "FROM caldav_events), :href, :uid, :tool_use_id) "
+                "ON CONFLICT (href) DO UPDATE SET "
+                "tool_use_id = coalesce(caldav_events.tool_use_id, excluded.tool_use_id)"
+            ),
+            {"base": CALDAV_ID_BASE, "href": href, "uid": uid, "tool_use_id": tool_use_id},
         )
-        row = conn.execute("SELECT id FROM caldav_events WHERE href = ?", (href,)).fetchone()
+        row = conn.execute(text("SELECT id FROM caldav_events WHERE href = :href"), {"href": href}).one()
     found: int = row[0]
     return found
 
 
-def href_of(conn: db.Connection, event_id: int) -> str | None:
-    row = conn.execute("SELECT href FROM caldav_events WHERE id = ?", (event_id,)).fetchone()
+def href_of(conn: Db, event_id: int) -> str | None:
+    row = conn.execute(text("SELECT href FROM caldav_events WHERE id = :event_id"), {"event_id": event_id}).fetchone()
     return None if row is None else str(row[0])
 
 
-def attendee_keys(conn: db.Connection, connection: Connection, occurrence: Occurrence) -> tuple[str, ...]:
+def attendee_keys(conn: Db, connection: Connection, occurrence: Occurrence) -> tuple[str, ...]:
     """The attendees as person keys where their address is known (else the address), the owner first."""
     by_email = {c.email.lower(): key for key, c in contacts(conn).items() if c.email}
     if connection.email:

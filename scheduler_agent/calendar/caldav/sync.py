@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import Connection as Db
+
 from scheduler_agent.calendar.caldav import replica
 from scheduler_agent.calendar.caldav.connect import (
     REQUEST_DEADLINE_SECONDS,
@@ -35,7 +37,6 @@ from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, ImportedEvent, to_utc_text
 from scheduler_agent.storage.db import transaction
-from scheduler_agent.storage.dialect import Connection as Db
 
 MULTIGET = 200  # resources read per calendar-multiget
 

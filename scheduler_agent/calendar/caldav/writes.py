@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
+from sqlalchemy import Connection as Db
+
 from scheduler_agent.agent import faults
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.calendar.caldav.changes import EventChanges, changed_on_server, describe
@@ -46,7 +48,6 @@ from scheduler_agent.calendar.caldav.types import BusyInterval, Fetched, RemoteE
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.slots import format_window
 from scheduler_agent.calendar.types import OWNER_KEY, CalendarError, Person
-from scheduler_agent.storage import db
 
 __all__ = [
     "BusyInterval",
@@ -66,7 +67,7 @@ class Writer:
 
     def __init__(
         self,
-        conn: db.Connection,
+        conn: Db,
         connection: Connection,
         password: str,
         deadline_seconds: float = REQUEST_DEADLINE_SECONDS,
@@ -78,7 +79,7 @@ class Writer:
         self.now = now
 
     @classmethod
-    def open(cls, conn: db.Connection, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> Writer:
+    def open(cls, conn: Db, deadline_seconds: float = REQUEST_DEADLINE_SECONDS) -> Writer:
         connection = load_connection(conn)
         if connection is None:
             raise CalendarError(f"no calendar server is connected: {CONNECT_HINT}")
@@ -216,7 +217,7 @@ def written_text(written: Written, tz: str, verb: str = "Booked") -> str:
     return text
 
 
-def people_for(conn: db.Connection, keys: Sequence[str]) -> list[Person]:
+def people_for(conn: Db, keys: Sequence[str]) -> list[Person]:
     everyone = {p.key: p for p in [get_owner(conn), *list_people(conn)]}
     unknown = [key for key in keys if key not in everyone]
     if unknown:

@@ -16,6 +16,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.events import event_records
 from scheduler_agent.calendar.ics.scan import IcsError
@@ -23,7 +25,6 @@ from scheduler_agent.calendar.imports import HERE, calendar_token, event_key
 from scheduler_agent.calendar.people import get_owner, list_people
 from scheduler_agent.calendar.series import components_of
 from scheduler_agent.calendar.types import EventRecord, Person, from_utc_text
-from scheduler_agent.storage.dialect import Connection
 
 PRODID = "-//scheduler-agent//scheduler-agent//EN"
 UID_DOMAIN = "scheduler-agent"
@@ -44,7 +45,7 @@ def export_calendar(conn: Connection, person: Person | None = None) -> Exported:
     token = calendar_token(conn)
     sources: dict[int, tuple[str, str]] = {
         event_id: (uid, recurrence_id)
-        for event_id, uid, recurrence_id in conn.execute("SELECT event_id, uid, recurrence_id FROM event_sources")
+        for event_id, uid, recurrence_id in conn.execute(sql("SELECT event_id, uid, recurrence_id FROM event_sources"))
     }
     calendar = icalendar.Calendar()
     calendar.add("prodid", PRODID)

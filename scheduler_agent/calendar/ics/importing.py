@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy import Connection
+
 from scheduler_agent.agent.collector import collector_paused
 from scheduler_agent.calendar.ics.read import ReadCalendar, read_ics
 from scheduler_agent.calendar.ics.scan import IcsError
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.people import get_owner, list_people, match_people, names_owner
 from scheduler_agent.calendar.types import OWNER_KEY, ImportCounts, Person
-from scheduler_agent.storage.dialect import Connection
 
 
 def person_named(conn: Connection, text: str) -> Person:

@@ -19,6 +19,8 @@ from datetime import date
 from functools import cache
 from typing import Any
 
+from sqlalchemy import Connection
+
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import TOOL_DEADLINE_SECONDS, ToolError
 from scheduler_agent.agent.types import JSON
@@ -35,7 +37,6 @@ from scheduler_agent.calendar.tools.inputs import (
     resolve_person,
 )
 from scheduler_agent.calendar.types import CalendarError, Person
-from scheduler_agent.storage.dialect import Connection
 
 __all__ = [
     "DEFAULT_MINUTES",
