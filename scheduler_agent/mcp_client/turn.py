@@ -32,16 +32,24 @@ def missing(stored: Iterable[str], given: Iterable[str]) -> list[str]:
     return [name for name in stored if name not in known]
 
 
-def refuse_missing(stored: Mapping[str, list[JSON]], given: Iterable[str], cid: int | None) -> None:
-    """Refuse to go on with conversation `cid` when a server it used is not among `given` (names)."""
-    missing = [name for name in stored if name not in set(given)]
-    if missing:
-        names = ", ".join(repr(name) for name in missing)
-        flags = " ".join(f"--mcp {name}=COMMAND_OR_URL" for name in missing)
+def refuse_missing(stored: Iterable[str], given: Iterable[str], cid: int | None, *, on_a_worker: bool = False) -> None:
+    """Refuse to go on with conversation `cid` when a server it used is not among `given` (names): the line
+    says what to give again, to this process or (`on_a_worker`) to the workers."""
+    lacking = missing(stored, given)
+    if not lacking:
+        return
+    names = ", ".join(repr(name) for name in lacking)
+    flags = " ".join(f"--mcp {name}=COMMAND_OR_URL" for name in lacking)
+    servers = f"MCP server{'s' if len(lacking) > 1 else ''} {names}"
+    if on_a_worker:
         raise MissingServer(
-            f"conversation {cid} used the MCP server{'s' if len(missing) > 1 else ''} {names}: give the same "
-            f"{flags} (or its [servers.NAME] table in the config file) to go on with it"
+            f"conversation {cid} uses the {servers}, which this worker was not given: start the workers with "
+            f"{flags} (or its [servers.NAME] table in mcp.toml)"
         )
+    raise MissingServer(
+        f"conversation {cid} used the {servers}: give the same {flags} (or its [servers.NAME] table in the config "
+        "file) to go on with it"
+    )
 
 
 def given_servers(given: tuple[str, ...], trusted: tuple[str, ...], errlog: TextIO) -> McpServers | None:

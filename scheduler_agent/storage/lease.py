@@ -105,8 +105,7 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     now = _now()
     seconds = holder.lease_seconds if seconds is None else seconds
     with transaction(conn):
-        check_free(conn, cid, holder)
-        held = current(conn, cid)
+        held = check_free(conn, cid, holder)
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
         conn.execute(
@@ -135,14 +134,16 @@ def release(conn: Connection, cid: int, holder: Holder) -> None:
         conn.execute(_RELEASE, {"cid": cid, "host": holder.host, "pid": holder.pid})
 
 
-def check_free(conn: Connection, cid: int, holder: Holder) -> None:
-    """Raise ConversationBusy, as `claim` would, when someone other than `holder` holds `cid`; take nothing."""
+def check_free(conn: Connection, cid: int, holder: Holder) -> Lease | None:
+    """Raise ConversationBusy, as `claim` would, when someone other than `holder` holds `cid`; take nothing.
+    The lease recorded on `cid` otherwise (None: none), which `claim` goes on from."""
     held = current(conn, cid)
     if held is not None and held.holder != holder and not _lapsed(held, _now()):
         raise ConversationBusy(
             f"conversation {cid} is being run elsewhere: {held.holder} has held it since {held.since} "
             f"(until {held.expires} unless renewed). Wait for it to finish, then try again"
         )
+    return held
 
 
 def _lapsed(lease: Lease, now: datetime) -> bool:

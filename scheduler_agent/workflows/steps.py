@@ -31,7 +31,7 @@ from scheduler_agent.agent.events import Stop, TurnOutcome, ignore
 from scheduler_agent.agent.loop import Send, bound_reached, tool_uses
 from scheduler_agent.agent.toolbox import ToolError
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.mcp_client.turn import MissingServer, list_and_store, missing, stored_servers
+from scheduler_agent.mcp_client.turn import list_and_store, refuse_missing, stored_servers
 from scheduler_agent.session.approval import Decision
 from scheduler_agent.session.session import Session, Settings
 from scheduler_agent.storage import lease
@@ -168,14 +168,7 @@ class TurnSteps:
         """This worker's MCP servers that conversation `step.cid` uses, for one step (None: it uses none); refused
         (exit 2, naming it) when it uses a server this worker was not given."""
         used = stored_servers(conn, step.cid)
-        lacking = missing(used, self.mcp.specs if self.mcp is not None else ())
-        if lacking:
-            names = ", ".join(repr(name) for name in lacking)
-            flags = " ".join(f"--mcp {name}=COMMAND_OR_URL" for name in lacking)
-            raise MissingServer(
-                f"conversation {step.cid} uses the MCP server{'s' if len(lacking) > 1 else ''} {names}, which this "
-                f"worker was not given: start the workers with {flags} (or its [servers.NAME] table in mcp.toml)"
-            )
+        refuse_missing(used, self.mcp.specs if self.mcp is not None else (), step.cid, on_a_worker=True)
         if not used or self.mcp is None:
             return None
         return self.mcp.sharing(used, step.trusted)
