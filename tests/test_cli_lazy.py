@@ -310,3 +310,31 @@ def test_the_sdk_is_imported_with_the_collector_paused_and_left_as_it_was_found(
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "True", str(collecting)]
+
+
+def test_ask_with_no_mcp_server_never_imports_the_mcp_sdk(tmp_path: Path) -> None:
+    """The MCP SDK costs about 1.3 s of imports: a run given no server (`--mcp`, mcp.toml) never loads it."""
+    from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
+
+    seed = tmp_path / "demo.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCHEDULER_AGENT_", "ANTHROPIC_"))}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # no mcp.toml
+    make = f"from scheduler_agent.cli import app\napp(['calendar', 'seed-demo', '--db', {str(seed)!r}])"
+    subprocess.run([sys.executable, "-c", make], capture_output=True, env=env)
+    args = ["ask", "Anything free on Monday?", "--db", str(seed), "--no-stream", "--today", "2026-08-27"]
+    code = (
+        "import json, sys\n"
+        "from scheduler_agent.cli import app\n"
+        f"try:\n    app({args!r})\nexcept SystemExit as exc:\n    print('EXIT', exc.code)\n"
+        "print('IMPORTED', json.dumps(sorted(sys.modules)))"
+    )
+    with ScriptedServer([Reply([text("Monday is open after 10:00.")])]) as server:
+        env.update(ANTHROPIC_API_KEY="sk-ant-test-placeholder", ANTHROPIC_BASE_URL=server.url)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert len(server.received) == 1, done.stderr
+    assert "Monday is open after 10:00." in done.stdout
+    assert "EXIT 0" in done.stdout
+    modules = set(json.loads(done.stdout.strip().splitlines()[-1][len("IMPORTED ") :]))
+    assert "anthropic" in modules  # the run did call the model
+    assert within(modules, "mcp") == []
+    assert "scheduler_agent.mcp_client.connection" not in modules

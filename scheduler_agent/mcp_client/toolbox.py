@@ -14,13 +14,15 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import Previewing
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.mcp_client.connection import ServerConnection
 from scheduler_agent.mcp_client.servers import ServerSpec, servers_for
+
+if TYPE_CHECKING:  # the MCP SDK (about 1.3 s of imports) loads only when a run has a server
+    from scheduler_agent.mcp_client.connection import ServerConnection
 
 MAX_NAME = 64  # the API's tool names: ^[a-zA-Z0-9_-]{1,64}$
 
@@ -73,6 +75,8 @@ class McpServers:
         errlog: TextIO | None = None,
         connections: Mapping[str, ServerConnection] | None = None,  # shared with another set (`sharing`)
     ) -> None:
+        from scheduler_agent.mcp_client.connection import ServerConnection
+
         self.specs = {spec.name: spec for spec in specs}
         shared = connections or {}
         self.connections = {spec.name: shared.get(spec.name) or ServerConnection(spec, errlog) for spec in specs}
