@@ -25,6 +25,7 @@ from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import rules_digest
 from scheduler_agent.storage.db import transaction
 from scheduler_agent.storage.dialect import on_postgresql
+from scheduler_agent.storage.statement import Statement
 
 Counter = Literal["retries_exhausted", "tool_deadlines", "restarts"]
 Stop = Literal["bound", "model"]
@@ -113,7 +114,7 @@ def update_context(conn: Connection, cid: int, context: Context) -> None:
 
 
 def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
-    row = conn.execute(sql("SELECT * FROM conversations WHERE id = :cid"), {"cid": cid}).fetchone()
+    row = _CONVERSATION.first(conn, {"cid": cid})
     if row is None:
         raise NoSuchConversation(f"No conversation {cid}; `scheduler-agent conversations list` shows the ids")
     context = Context(
@@ -134,13 +135,16 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
         context,
         row.started_on,
         row.clock_pin,
-        {c: row._mapping[c] for c in COUNTERS},
+        {c: getattr(row, c) for c in COUNTERS},
         row.last_stop,
         row.checked if row.checked_rules == rules_digest() else 0,  # a mark holds for the rules that made it
         tuple(map(itemgetter(1), rows)),
         tuple(text if size is not None else None for text, size in rows),
     )
     return stored, messages
+
+
+_CONVERSATION = Statement("SELECT * FROM conversations WHERE id = :cid", named=True)
 
 
 def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
@@ -150,16 +154,16 @@ def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
     entry exactly as a request writes it, and is sent as it is. A row of an older version (no size), or edited
     by hand since (a size no longer its text's), has None: measured, and encoded, from what was parsed."""
     if on_postgresql(conn):
-        stored = conn.execute(_ENTRIES, {"cid": cid}).all()
+        stored = _ENTRIES.rows(conn, {"cid": cid})
         rows = [(framed(role, content), size) for role, content, size in stored]
         return [(text, size if size == utf8_length(text) else None) for text, size in rows]
-    return list(conn.execute(_ENTRY_TEXTS_SQLITE, {"cid": cid}))
+    return list(_ENTRY_TEXTS_SQLITE.rows(conn, {"cid": cid}))
 
 
-_ENTRIES = sql("SELECT role, content, size FROM entries WHERE conversation_id = :cid ORDER BY position")
+_ENTRIES = Statement("SELECT role, content, size FROM entries WHERE conversation_id = :cid ORDER BY position")
 # each entry's JSON made by SQLite from the stored text; a role is 'user' or 'assistant' (m003), so its
 # quoted length is its length + 2, and the frame `{"role":,"content":}` is 20 more
-_ENTRY_TEXTS_SQLITE = sql(
+_ENTRY_TEXTS_SQLITE = Statement(
     """SELECT '{"role":' || json_quote(role) || ',"content":' || content || '}',
     CASE WHEN size = length(CAST(content AS BLOB)) + length(role) + 22 THEN size END FROM entries
     WHERE conversation_id = :cid ORDER BY position"""
@@ -171,11 +175,13 @@ def tail(conn: Connection, cid: int) -> tuple[int, str | None]:
 
     One indexed read of the last entry: positions run from 0 with no gap (every writer appends at the count,
     a repair writes the list anew), so the count is the last position + 1; `count(*)` would read them all."""
-    row = conn.execute(_TAIL, {"cid": cid}).fetchone()
+    row = _TAIL.first(conn, {"cid": cid})
     return (int(row[0]), row[1]) if row else (0, None)
 
 
-_TAIL = sql("SELECT position + 1, content FROM entries WHERE conversation_id = :cid ORDER BY position DESC LIMIT 1")
+_TAIL = Statement(
+    "SELECT position + 1, content FROM entries WHERE conversation_id = :cid ORDER BY position DESC LIMIT 1"
+)
 
 
 def latest_id(conn: Connection) -> int | None:
@@ -187,17 +193,16 @@ def latest_id(conn: Connection) -> int | None:
 def set_stop(conn: Connection, cid: int, stop: Stop | None, checked: int | None = None) -> None:
     """Keep how the last turn ended ('bound', 'model'; None: done or not ended yet), for `--state stopped`;
     `checked`: the mark of how many leading entries passed the grammar check with no finding (None: unchanged)."""
-    with transaction(conn):
-        if checked is None:
-            conn.execute(sql("UPDATE conversations SET last_stop = :stop WHERE id = :cid"), {"stop": stop, "cid": cid})
-        else:
-            conn.execute(
-                sql(
-                    "UPDATE conversations SET last_stop = :stop, checked = :checked, checked_rules = :rules "
-                    "WHERE id = :cid"
-                ),
-                {"stop": stop, "checked": checked, "rules": rules_digest(), "cid": cid},
-            )
+    if checked is None:
+        _SET_STOP.run(conn, {"stop": stop, "cid": cid})
+    else:
+        _SET_STOP_CHECKED.run(conn, {"stop": stop, "checked": checked, "rules": rules_digest(), "cid": cid})
+
+
+_SET_STOP = Statement("UPDATE conversations SET last_stop = :stop WHERE id = :cid")
+_SET_STOP_CHECKED = Statement(
+    "UPDATE conversations SET last_stop = :stop, checked = :checked, checked_rules = :rules WHERE id = :cid"
+)
 
 
 def delete(conn: Connection, cid: int) -> None:
@@ -254,23 +259,23 @@ def replies(conn: Connection, cid: int) -> list[Reply]:
     ]
 
 
-_INSERT_REPLY = sql(
+_INSERT_REPLY = Statement(
     "INSERT INTO replies (conversation_id, seq, position, iteration, model, stop_reason, usage, request_bytes,"
     " appended, body) VALUES (:cid, (SELECT coalesce(max(seq), 0) + 1 FROM replies WHERE conversation_id = :cid),"
     " :position, :iteration, :model, :stop_reason, :usage, :request_bytes, :appended, :body)"
 )
-_UPDATE_LAST_ENTRY = sql(
+_UPDATE_LAST_ENTRY = Statement(
     "UPDATE entries SET content = :text, size = :size WHERE conversation_id = :cid AND position = :position"
 )
-_UPDATE_CHECKED = sql("UPDATE conversations SET checked = :checked, checked_rules = :rules WHERE id = :cid")
-_INSERT_ENTRY = sql(
+_UPDATE_CHECKED = Statement("UPDATE conversations SET checked = :checked, checked_rules = :rules WHERE id = :cid")
+_INSERT_ENTRY = Statement(
     "INSERT INTO entries (conversation_id, position, role, content, size) VALUES (:cid, :position, :role, :text, :size)"
 )
 
 
 def _insert_reply(conn: Connection, cid: int, reply: Reply) -> None:
-    conn.execute(
-        _INSERT_REPLY,
+    _INSERT_REPLY.run(
+        conn,
         {
             "cid": cid,
             "position": reply.position,
@@ -328,12 +333,12 @@ class Journal:
                 _insert_reply(self.conn, self.cid, reply)
             if self.stored and (text := texts[0]) != self.last:
                 size = framed_size(messages[self.stored - 1]["role"], text)
-                self.conn.execute(
-                    _UPDATE_LAST_ENTRY, {"text": text, "size": size, "cid": self.cid, "position": self.stored - 1}
+                _UPDATE_LAST_ENTRY.run(
+                    self.conn, {"text": text, "size": size, "cid": self.cid, "position": self.stored - 1}
                 )
             _insert_entries(self.conn, self.cid, messages, self.stored, texts[1:] if self.stored else texts)
             if checked is not None:
-                self.conn.execute(_UPDATE_CHECKED, {"checked": checked, "rules": rules_digest(), "cid": self.cid})
+                _UPDATE_CHECKED.run(self.conn, {"checked": checked, "rules": rules_digest(), "cid": self.cid})
 
 
 def _text_of(messages: list[JSON], texts: Sequence[str | None], index: int) -> str:
@@ -349,8 +354,8 @@ def _insert_entries(
         entry = messages[position]
         text = texts[offset] if texts is not None else _dumps(entry["content"])
         role = entry["role"]
-        conn.execute(
-            _INSERT_ENTRY,
+        _INSERT_ENTRY.run(
+            conn,
             {"cid": cid, "position": position, "role": role, "text": text, "size": framed_size(role, text)},
         )
 

@@ -17,10 +17,11 @@ import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from scheduler_agent.agent.errors import AgentError
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.statement import Statement
 
 LEASE_SECONDS = 15 * 60.0  # renewed at every step of a turn; a step waits at most --timeout for the model
 
@@ -80,22 +81,22 @@ def _iso(moment: datetime) -> str:
 
 
 # Built once: a session renews its lease at every step of a turn.
-_CURRENT = text("SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = :cid")
-_CLAIM = text(
+_CURRENT = Statement("SELECT holder_host, holder_pid, since, expires FROM leases WHERE conversation_id = :cid")
+_CLAIM = Statement(
     "INSERT INTO leases (conversation_id, holder_host, holder_pid, since, expires) "
     "VALUES (:cid, :host, :pid, :since, :expires) "
     "ON CONFLICT (conversation_id) DO UPDATE SET holder_host = excluded.holder_host, "
     "holder_pid = excluded.holder_pid, since = excluded.since, expires = excluded.expires"
 )
-_RENEW = text(
+_RENEW = Statement(
     "UPDATE leases SET expires = :expires WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid"
 )
-_RELEASE = text("DELETE FROM leases WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid")
+_RELEASE = Statement("DELETE FROM leases WHERE conversation_id = :cid AND holder_host = :host AND holder_pid = :pid")
 
 
 def current(conn: Connection, cid: int) -> Lease | None:
     """The lease on `cid`, if one is recorded (it may have expired)."""
-    row = conn.execute(_CURRENT, {"cid": cid}).fetchone()
+    row = _CURRENT.first(conn, {"cid": cid})
     return None if row is None else Lease(cid, Holder(row[0], int(row[1])), row[2], row[3])
 
 
@@ -108,8 +109,8 @@ def claim(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
         held = check_free(conn, cid, holder)
         since = held.since if held is not None and held.holder == holder else _iso(now)
         expires = _iso(now + timedelta(seconds=seconds))
-        conn.execute(
-            _CLAIM,
+        _CLAIM.run(
+            conn,
             {"cid": cid, "host": holder.host, "pid": holder.pid, "since": since, "expires": expires},
         )
     return Lease(cid, holder, since, expires)
@@ -120,18 +121,13 @@ def renew(conn: Connection, cid: int, holder: Holder, seconds: float | None = No
     longer holds it."""
     seconds = holder.lease_seconds if seconds is None else seconds
     expires = _iso(_now() + timedelta(seconds=seconds))
-    with transaction(conn):
-        cursor = conn.execute(
-            _RENEW,
-            {"expires": expires, "cid": cid, "host": holder.host, "pid": holder.pid},
-        )
-    return cursor.rowcount == 1
+    changed = _RENEW.run(conn, {"expires": expires, "cid": cid, "host": holder.host, "pid": holder.pid})
+    return changed == 1
 
 
 def release(conn: Connection, cid: int, holder: Holder) -> None:
     """Give the lease up (nothing happens if `holder` does not hold it)."""
-    with transaction(conn):
-        conn.execute(_RELEASE, {"cid": cid, "host": holder.host, "pid": holder.pid})
+    _RELEASE.run(conn, {"cid": cid, "host": holder.host, "pid": holder.pid})
 
 
 def check_free(conn: Connection, cid: int, holder: Holder) -> Lease | None:
