@@ -233,33 +233,3 @@ def test_the_mark_is_written_once_a_turn_and_a_turn_cut_short_keeps_the_one_befo
         again.resume()
         assert again.requests.checker.examined < len(grown)  # from the earlier mark's last round, not whole
         assert conversations.load(conn, first.cid)[0].checked == len(grown)
-
-
-def test_a_long_stored_list_is_kept_out_of_the_collectors_passes_and_a_short_one_is_not(demo_db: Path) -> None:
-    """Read with the collector off, a long list would be walked whole by the next pass (before the first
-    request) and again as it aged, for nothing: it is frozen with what else is alive. A short one is not."""
-    import gc
-
-    from scheduler_agent.agent.events import ignore
-    from scheduler_agent.calendar.clock import Clock
-    from scheduler_agent.storage.conversations import Journal
-
-    conn = db.connect(demo_db)
-    loaded = {}
-    for count in (conversations.FREEZE_FROM // 2, 3):  # the long one first: what is alive then is frozen too
-        messages = rounds(count)
-        session = Session(conn, Clock(), lambda request: {}, Settings("claude-sonnet-5-5", 10), ignore)
-        session.messages[:] = messages[:1]
-        session.store()
-        session.sync()
-        assert session.cid is not None
-        Journal(conn, session.cid, messages[:1]).sync(messages, checked=0)
-        frozen = gc.get_freeze_count()
-        _, loaded[count] = conversations.load(conn, session.cid)
-        assert loaded[count] == messages
-        assert (gc.get_freeze_count() > frozen + len(messages)) == (len(messages) >= conversations.FREEZE_FROM)
-    tracked = {id(item) for item in gc.get_objects()}  # every generation but the frozen objects
-    long, short = loaded.values()
-    assert id(short) in tracked and all(id(entry) in tracked for entry in short)
-    assert id(long) not in tracked and not any(id(entry) in tracked for entry in long)
-    conn.close()

@@ -8,7 +8,6 @@ with a user turn still waiting for the model; it never holds an answer without i
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -130,13 +129,6 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
     with collector_paused(freeze=True):  # a pass would walk the list again: reading it makes no garbage
         rows = _entry_rows(conn, cid)
         messages: list[JSON] = json.loads("[" + ",".join(map(itemgetter(0), rows)) + "]")
-        if len(rows) >= FREEZE_FROM:
-            # Kept out of every later collection, as the SDK's objects are (api/sdk.py): the count of objects
-            # made while the collector was off would otherwise start a pass over the whole list (about 40,000
-            # containers at 10,000 entries, 15-20 ms) at the next allocation, before the first request, then
-            # more as they age (a full pass, 60-120 ms), each finding nothing: the entries are JSON, freed by
-            # reference counting when the list lets go of them. What else is alive now is frozen with them.
-            gc.freeze()
     stored = Stored(
         row.id,
         row.created_at,
@@ -151,8 +143,6 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
     )
     return stored, messages
 
-
-FREEZE_FROM = 1_000  # entries: a shorter list costs its first collection pass next to nothing
 
 _CONVERSATION = Statement("SELECT * FROM conversations WHERE id = :cid", named=True)
 
