@@ -343,7 +343,12 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
             )
         )
         assert "SCAN e" not in plan and "SCAN o" not in plan, plan
-        if query in (single, single_covered, covered.clause, indexed.clause):  # m021's: single events and occurrences by time
+        if query in (
+            single,
+            single_covered,
+            covered.clause,
+            indexed.clause,
+        ):  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
             assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
     plan = " / ".join(
