@@ -68,3 +68,21 @@ def test_a_connection_the_server_dropped_is_invalidated(pg_url: str) -> None:
     conn.rollback()
     assert Statement("SELECT count(*) FROM preferences").scalar(conn) == 0  # it reconnects, as SQLAlchemy does
     conn.close()
+
+
+def test_a_block_inside_a_block_is_a_savepoint_the_outer_one_survives(any_db: Path | str) -> None:
+    conn = db.open_db(any_db)
+    with db.transaction(conn):
+        INSERT.run(conn, {"id": 1, "text": "outer"})
+        assert db.in_transaction(conn)
+        with pytest.raises(IntegrityError), db.transaction(conn):
+            INSERT.run(conn, {"id": 2, "text": "inner, taken back"})
+            conn.execute(text("INSERT INTO preferences (id, text) VALUES (1, 'a second id 1')"))  # through SQLAlchemy
+        with db.transaction(conn):
+            INSERT.run(conn, {"id": 3, "text": "inner, kept"})
+        INSERT.run(conn, {"id": 4, "text": "outer again"})  # PostgreSQL: the failed savepoint left no abort behind
+    assert not db.in_transaction(conn)
+    other = db.open_db(any_db)  # committed: another connection sees it
+    assert Statement("SELECT id FROM preferences ORDER BY id").rows(other) == [(1,), (3,), (4,)]
+    other.close()
+    conn.close()

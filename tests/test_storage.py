@@ -247,3 +247,24 @@ def test_resume_sends_the_body_the_first_process_would_have_sent(demo_db: Path, 
     assert resumed.get("stream", False) is stream
     assert first.get("stream", False) is stream
     assert {k: v for k, v in resumed.items() if k != "messages"} == {k: v for k, v in first.items() if k != "messages"}
+
+
+def test_a_list_read_from_the_store_is_kept_out_of_the_collectors_passes(demo_db: Path) -> None:
+    """`load` freezes what it read: the collector's passes in the turn that follows never walk a long list again."""
+    import gc
+
+    conn = db.connect(demo_db)
+    context = conversations.Context("claude-sonnet-5-5", 1024, "s", [])
+    cid = conversations.create(conn, context, started_on="2026-08-27", clock_pin=None)
+    entries = [{"role": "user" if n % 2 == 0 else "assistant", "content": [text(f"entry {n}")]} for n in range(20)]
+    conversations.Journal(conn, cid, []).sync(entries)
+    try:
+        _, messages = conversations.load(conn, cid)
+        assert messages == entries
+        tracked = {id(o) for o in gc.get_objects()}  # the generations' objects: not the frozen ones
+        assert id(messages) not in tracked and id(messages[7]) not in tracked
+        assert id(messages[7]["content"][0]) not in tracked
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+        conn.close()

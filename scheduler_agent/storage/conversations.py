@@ -126,7 +126,7 @@ def load(conn: Connection, cid: int) -> tuple[Stored, list[JSON]]:
         json.loads(row.options),
         json.loads(row.mcp_servers),
     )
-    with collector_paused():  # each pass would walk the growing list again; reading it makes no garbage
+    with collector_paused(freeze=True):  # a pass would walk the list again: reading it makes no garbage
         rows = _entry_rows(conn, cid)
         messages: list[JSON] = json.loads("[" + ",".join(map(itemgetter(0), rows)) + "]")
     stored = Stored(

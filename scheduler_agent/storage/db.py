@@ -18,8 +18,7 @@ from scheduler_agent.storage.files import create_private, make_data_folder, requ
 from scheduler_agent.storage.migrations import HEAD
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, Engine, RootTransaction
-    from sqlalchemy import Transaction as SaTransaction
+    from sqlalchemy import Connection, Engine
 
 UNDEFINED_TABLE = "42P01"  # PostgreSQL's SQLSTATE for a table that is not there
 
@@ -69,10 +68,10 @@ def _engine(location: str, postgresql: bool) -> Engine:
 
 
 def _open(location: str, postgresql: bool = False) -> Connection:
-    from scheduler_agent.storage.engine import OUTSIDE
+    from scheduler_agent.storage.engine import STORE
 
     conn = _engine(location, postgresql).connect()
-    conn.info[OUTSIDE] = True
+    conn.info[STORE] = True
     return conn
 
 
@@ -130,7 +129,7 @@ def transaction(conn: Connection) -> Transaction:
     """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` if the block raises.
 
     IMMEDIATE takes the write lock at once, so a check made inside the block still holds
-    when the block writes. Inside an open transaction it nests as a SAVEPOINT (`begin_nested`). On
+    when the block writes. Inside an open transaction it nests as a SAVEPOINT. On
     PostgreSQL it is a plain BEGIN (READ COMMITTED): writers do not wait for each other, so what must not
     race is kept by the database (constraints, the exclusion constraint on booked time) or by a
     lock taken where the check is made (`lock_people`).
@@ -141,54 +140,74 @@ def transaction(conn: Connection) -> Transaction:
 def in_transaction(conn: Connection) -> bool:
     """Whether a `transaction` block is open on `conn` (SQLAlchemy's `in_transaction()` also answers True
     between statements that autocommitted)."""
-    from scheduler_agent.storage.engine import OUTSIDE
+    return int(conn.info.get(DEPTH, 0)) > 0
 
-    return conn.in_transaction() and not conn.info.get(OUTSIDE, False)
+
+DEPTH = "scheduler_agent.depth"  # in `Connection.info`: how many `transaction` blocks are open on it
 
 
 class Transaction:
-    """`transaction`'s context manager: a class, as a session opens two a loop iteration and a generator's
-    `@contextmanager` costs a few microseconds more each time (issue 14)."""
+    """`transaction`'s context manager, on a store connection (`storage/engine.py`, `STORE`): it sends BEGIN,
+    SAVEPOINT, COMMIT and ROLLBACK to the driver itself, through `storage.statement.control` (errors as
+    SQLAlchemy raises them). A class, as a session opens two a loop iteration."""
 
-    __slots__ = ("conn", "info", "outer", "tx")
+    __slots__ = ("conn", "depth", "info")
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.info = conn.info
-        self.outer = False  # whether this one began the transaction (else it is a SAVEPOINT in one)
-        self.tx: RootTransaction | SaTransaction | None = None
+        self.depth = 0  # how many blocks were open around this one: 0 began the transaction, else a SAVEPOINT
 
     def __enter__(self) -> Connection:
-        from scheduler_agent.storage.engine import OUTSIDE
+        from scheduler_agent.storage.engine import BEGIN_STATEMENT
+        from scheduler_agent.storage.statement import control
 
         conn, info = self.conn, self.info
-        if not info.get(OUTSIDE, True):
-            self.tx = conn.begin_nested()
-            return conn
-        if conn.in_transaction():
-            conn.commit()  # the autocommitted statements' bookkeeping: nothing is open in the database
-        info[OUTSIDE] = False  # the `begin` event then emits BEGIN (IMMEDIATE)
-        self.outer = True
-        try:
-            self.tx = conn.begin()
-        except BaseException:
-            info[OUTSIDE] = True
-            raise
+        self.depth = depth = info.get(DEPTH, 0)
+        if depth:
+            control(conn, f"SAVEPOINT sa_{depth}")
+        else:
+            if conn.in_transaction():
+                conn.commit()  # SQLAlchemy's bookkeeping of the statements it ran: nothing is open in the database
+            control(conn, BEGIN_STATEMENT[conn.dialect.name])
+        info[DEPTH] = depth + 1
         return conn
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        from scheduler_agent.storage.engine import OUTSIDE
+        from scheduler_agent.storage.statement import control
 
-        tx = self.tx
-        assert tx is not None
+        conn, depth = self.conn, self.depth
         try:
             if kind is None:
-                tx.commit()
-            elif tx.is_active:
-                tx.rollback()
+                try:
+                    control(conn, f"RELEASE SAVEPOINT sa_{depth}" if depth else "COMMIT")
+                except BaseException:
+                    self._roll_back()
+                    raise
+            else:
+                self._roll_back()
         finally:
-            if self.outer:
-                self.info[OUTSIDE] = True
+            self.info[DEPTH] = depth
+
+    def _roll_back(self) -> None:
+        """Take the block's writes back; a connection that is gone (invalidated, closed) has nothing to take
+        back, and the error that ended the block is the one raised."""
+        from sqlalchemy.exc import DBAPIError
+
+        from scheduler_agent.storage.statement import control
+
+        conn, depth = self.conn, self.depth
+        if conn.invalidated or conn.closed:
+            return
+        try:
+            if depth:
+                control(conn, f"ROLLBACK TO SAVEPOINT sa_{depth}")
+                control(conn, f"RELEASE SAVEPOINT sa_{depth}")
+            else:
+                control(conn, "ROLLBACK")
+        except DBAPIError:
+            if not (conn.invalidated or conn.closed):
+                raise
 
 
 def migrate(location: Location, to: str = HEAD) -> None:

@@ -15,10 +15,12 @@ libpq key=value string), in UTC, through SQLAlchemy's pool. Python bools go into
 columns as 0/1 and sums come back as int or float, as SQLite gives them. The driver autocommits and the
 `begin` event emits `BEGIN`, as on SQLite. Nothing here imports psycopg until a PostgreSQL engine is made.
 
-Both: a store connection (`storage.db.connect`) marks itself `OUTSIDE` a transaction while no
-`storage.db.transaction` is open; a statement run then autocommits on its own (SQLAlchemy still calls it a
-transaction: the `begin` event emits nothing for it), as the store's statements always have. Migrations'
-connections are not marked: each `begin` is a real one.
+Both: a store connection (`storage.db.connect`) is marked `STORE`. Its transactions are begun and ended by
+`storage.db.transaction` itself, on the driver (`BEGIN_STATEMENT`, then COMMIT or ROLLBACK, SAVEPOINTs inside):
+SQLAlchemy's `Transaction` objects and events cost about 40 µs a transaction, and a loop iteration opens two.
+Outside one, each statement autocommits on its own; the `begin` event emits nothing for a store connection
+(SQLAlchemy still calls a statement it ran a transaction). Migrations' connections are not marked: each
+`begin` is a real one, by the recipe above.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from sqlalchemy.pool import NullPool
 
 BUSY_TIMEOUT_SECONDS = 5.0
 CONNECT_TIMEOUT_SECONDS = 10
-# In `Connection.info`: True while a store connection is outside `storage.db.transaction`.
-OUTSIDE = "scheduler_agent.outside"
+# In `Connection.info`: True on a store connection, whose transactions `storage.db.transaction` begins itself.
+STORE = "scheduler_agent.store"
+# What begins a store transaction, by dialect: SQLite's takes the write lock at once (see above).
+BEGIN_STATEMENT = {"sqlite": "BEGIN IMMEDIATE", "postgresql": "BEGIN"}
 
 
 def sqlite_engine(path: Path) -> Engine:
@@ -56,9 +60,8 @@ def sqlite_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin_immediate(connection: Connection) -> None:
-        if not connection.info.get(OUTSIDE):
-            # on the driver's connection, as exec_driver_sql would send it: a session begins two a loop iteration
-            connection.connection.driver_connection.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
+        if not connection.info.get(STORE):
+            connection.connection.driver_connection.execute(BEGIN_STATEMENT["sqlite"])  # type: ignore[union-attr]
 
     return engine
 
@@ -101,7 +104,7 @@ def postgresql_engine(url: str, *, store: bool = False) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
-        if not connection.info.get(OUTSIDE):
-            connection.connection.driver_connection.execute("BEGIN")  # type: ignore[union-attr]
+        if not connection.info.get(STORE):
+            connection.connection.driver_connection.execute(BEGIN_STATEMENT["postgresql"])  # type: ignore[union-attr]
 
     return engine

@@ -86,6 +86,16 @@ class Statement:
         return made
 
 
+def control(conn: Connection, sql: str) -> None:
+    """A statement with no parameters and no rows (BEGIN, COMMIT, SAVEPOINT ...) sent to the driver as it is
+    (`storage.db.transaction`'s); an error raised as SQLAlchemy's, as a `Statement`'s."""
+    driver = conn.connection.driver_connection
+    try:
+        driver.execute(sql)  # type: ignore[union-attr]
+    except conn.dialect.loaded_dbapi.Error as error:
+        raise _raised_as_sqlalchemy_would(conn, sql, (), error) from error
+
+
 def _raised_as_sqlalchemy_would(conn: Connection, sql: str, args: Any, error: Exception) -> Exception:
     """`error` (the driver's) as SQLAlchemy's exception; a lost connection is invalidated first, as
     `Connection.execute` invalidates it, so that whoever holds `conn` sees `conn.invalidated`."""
