@@ -1,7 +1,9 @@
 """What the turn's workflow and its activities exchange: ids, iteration numbers and outcome codes.
 
-Never the list, nor a reply: those stay in the project's store. Plain dataclasses of the standard library,
-so the workflow (which Temporal's sandbox imports again for each run) imports nothing else of the package.
+Never the list, nor a reply: those stay in the project's store (the one exception is a model step's last
+heartbeat, which carries a reply the store could not take to the step's next attempt: workflows/steps.py).
+Plain dataclasses of the standard library, so the workflow (which Temporal's sandbox imports again for each
+run) imports nothing else of the package.
 """
 
 from __future__ import annotations

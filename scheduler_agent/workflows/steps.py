@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
@@ -92,7 +92,18 @@ class TurnSteps:
 
     @activity.defn(name=MODEL_STEP)
     async def model_step(self, step: Step) -> StepOutcome:
-        return await self._heartbeating(lambda: self._guarded(step, self._model_step))
+        """Ask the model once and store its reply. A reply that came but could not be stored (the database went
+        away) is handed to the step's next attempt in the attempt's last heartbeat, so the model is not asked
+        again: the next attempt's list is the same, and so would be its request."""
+        reply = Reply(_kept(activity.info().heartbeat_details, step))
+        try:
+            return await self._heartbeating(lambda: self._guarded(step, lambda c, s: self._model_step(c, s, reply)))
+        except ApplicationError:
+            raise  # the turn ends: there is no next attempt
+        except Exception:
+            if reply.came is not None:
+                activity.heartbeat({"iteration": step.iteration, "turn": step.turn, "reply": reply.came})
+            raise
 
     @activity.defn(name=TOOL_ROUND)
     async def tool_round(self, step: Step) -> StepOutcome:
@@ -146,8 +157,9 @@ class TurnSteps:
         self.say(f"worker: conversation {step.cid} {why}")
         lease.release(conn, step.cid, turn_holder(step.store, step.cid, step.turn))
 
-    def _session(self, conn: Connection, step: Step) -> Session:
-        """The conversation as stored, its lease held by the turn (ConversationBusy, exit 8, if anyone else's)."""
+    def _session(self, conn: Connection, step: Step, send: Send | None = None) -> Session:
+        """The conversation as stored, its lease held by the turn (ConversationBusy, exit 8, if anyone else's);
+        `send`: how it asks the model (else this worker's API client)."""
         lease.claim(conn, step.cid, turn_holder(step.store, step.cid, step.turn))
         holder: list[Session] = []
         approved = frozenset(step.approved)
@@ -158,7 +170,8 @@ class TurnSteps:
             raise NeedsPerson([Waiting(each["id"], what) for each, what in waiting])
 
         servers = self._servers(conn, step)
-        session = Session.stored(conn, step.cid, self.send(), self.settings, ignore, None, decide, approved, servers)
+        send = send or self.send()
+        session = Session.stored(conn, step.cid, send, self.settings, ignore, None, decide, approved, servers)
         if servers is not None:
             servers.adopt(session.context.mcp if session.context is not None else {})  # the tools the turn stored
         holder.append(session)
@@ -183,8 +196,8 @@ class TurnSteps:
             list_and_store(conn, step.cid, servers)
         return StepOutcome(GO_ON)
 
-    def _model_step(self, conn: Connection, step: Step) -> StepOutcome:
-        session = self._session(conn, step)
+    def _model_step(self, conn: Connection, step: Step, reply: Reply) -> StepOutcome:
+        session = self._session(conn, step, reply.sending(self.send()))
         messages = _as_before(session, before(step, round_=False))
         if step.iteration > self.settings.max_iterations:
             outcome: TurnOutcome | None = bound_reached(messages, self.settings.max_iterations)
@@ -213,6 +226,32 @@ class TurnSteps:
             return StepOutcome(NEEDS_APPROVAL, waiting=waiting.waiting)
         _keep_grown(session, messages)
         return StepOutcome(GO_ON)
+
+
+class Reply:
+    """The reply of one model step's attempt: `kept`, one an earlier attempt received and could not store (sent
+    instead of asking the model), and `came`, the one this attempt received (kept for the next, if it fails)."""
+
+    def __init__(self, kept: JSON | None) -> None:
+        self.kept = kept
+        self.came: JSON | None = None
+
+    def sending(self, send: Send) -> Send:
+        def sent(request: JSON) -> JSON:
+            kept, self.kept = self.kept, None
+            came = self.came = kept if kept is not None else send(request)
+            return came
+
+        return sent
+
+
+def _kept(details: Sequence[object], step: Step) -> JSON | None:
+    """The reply the last attempt of this step heartbeated (`model_step`), if any."""
+    last = details[-1] if details else None
+    if isinstance(last, dict) and last.get("iteration") == step.iteration and last.get("turn") == step.turn:
+        reply = last.get("reply")
+        return reply if isinstance(reply, dict) else None
+    return None
 
 
 def _as_before(session: Session, length: int) -> list[JSON]:
