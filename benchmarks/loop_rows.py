@@ -206,7 +206,9 @@ def conflict_check(folder: Path, demo: Path, large: Path, runs: int, label: str)
     """A booking that passes every check, at `label` events, above the same booking on the demo calendar.
 
     The difference is what the large calendar adds: the conflict check (the insert and its commit
-    cost the same on both files). Each run books a different free slot, on copies of both files.
+    cost the same on both files). Each run books a different free slot, on copies of both files. Judged on
+    the CPU time of the thread, as `free_slots` is: on a loaded machine a call's wall time is mostly its wait
+    for a core.
     """
     starts = iter(free_starts(demo, runs))
     big, small = tool_call(copy_db(large, folder / "book-large.db")), tool_call(copy_db(demo, folder / "book-demo.db"))
@@ -215,10 +217,17 @@ def conflict_check(folder: Path, demo: Path, large: Path, runs: int, label: str)
     def book(call: Callable[[str, dict[str, Any]], Timed]) -> float:
         if not pending:
             pending.extend([next(starts)] * 2)  # the same slot on both files, then the next
-        return call("create_event", {"with": "priya", "start": pending.pop(), "minutes": 30}).wall
+        return call("create_event", {"with": "priya", "start": pending.pop(), "minutes": 30}).cpu
 
     ours, baseline = interleaved(runs, lambda: book(big), lambda: book(small))
     above = Sample(tuple(a - b for a, b in zip(ours.values, baseline.values, strict=True)))
     figure = f"`create_event`'s conflict check at {label} events (a booking, above the same on the demo calendar)"
-    row_ours = f"{above.ms(signed=True)}; whole call {fmt_ms(ours.median)}"
-    return Row(figure, row_ours, baseline.ms(), ratio_text(ours, baseline), "<= +1 ms", above.median <= CONFLICT_GOAL)
+    row_ours = f"CPU {above.ms(signed=True)}; whole call {fmt_ms(ours.median)}"
+    return Row(
+        figure,
+        row_ours,
+        f"CPU {baseline.ms()}",
+        ratio_text(ours, baseline),
+        "<= +1 ms (CPU)",
+        above.median <= CONFLICT_GOAL,
+    )

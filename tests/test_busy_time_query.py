@@ -30,6 +30,7 @@ from scheduler_agent.calendar.series import live_occurrences, store_series
 from scheduler_agent.calendar.types import Event, Recurrence, from_utc_text
 from scheduler_agent.storage import db
 from scheduler_agent.storage.migrations import HEAD
+from scheduler_agent.storage.statement import Statement
 
 LONDON = ZoneInfo("Europe/London")
 
@@ -143,7 +144,7 @@ def assert_bounds_hold(conn: sqlite3.Connection) -> None:
         lengths = [(from_utc_text(end) - from_utc_text(start)).total_seconds() for start, end in rows]
         return max(lengths, default=0)
 
-    event, occurrence = (days * 86400 if days is not None else 0 for days in conn.execute(events._LONGEST).fetchone())
+    event, occurrence = (days * 86400 if days is not None else 0 for days in events._LONGEST.first(conn))
     assert event == pytest.approx(longest("events", "WHERE rrule IS NULL AND rdates = ''"), abs=0.01)
     assert occurrence == pytest.approx(longest("occurrences"), abs=0.01)
 
@@ -297,7 +298,7 @@ def test_busy_for_on_a_calendar_made_by_version_one(tmp_path: Path) -> None:
 
 
 # The bounds read as one hour each: below the longest event of `varied`, which lasts three days.
-TOO_SMALL = sql("SELECT 1.0 / 24, 1.0 / 24")
+TOO_SMALL = Statement("SELECT 1.0 / 24, 1.0 / 24")
 
 
 def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(
@@ -331,9 +332,10 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
 
     args = {"person": "priya", "start": "2026-09-01T00:00:00Z", "end": "2026-09-08T00:00:00Z"}
     args |= {"event_lower": "2026-08-20T00:00:00Z", "occurrence_lower": "2026-08-30T00:00:00Z"}
-    indexed, live = events._busy_queries(3, "sqlite")  # busy_for's, for three people
-    single = events._INDEXED_BY_DIALECT["sqlite"]
-    for query in (single, events._LIVE_BY_DIALECT["sqlite"], indexed, live):
+    covered, indexed, live = events._busy_queries(3, "sqlite")  # busy_for's, for three people
+    single = events._INDEXED_BY_DIALECT["sqlite"].clause
+    single_covered = events._EVERY_SERIES_COVERED_BY_DIALECT["sqlite"].clause
+    for query in (single, single_covered, events._LIVE_BY_DIALECT["sqlite"], covered.clause, indexed.clause, live):
         plan = " / ".join(
             row[3]
             for row in varied.execute(
@@ -341,7 +343,12 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
             )
         )
         assert "SCAN e" not in plan and "SCAN o" not in plan, plan
-        if query is single or query is indexed:  # m021's: single events and occurrences by time
+        if query in (
+            single,
+            single_covered,
+            covered.clause,
+            indexed.clause,
+        ):  # m021's: single events and occurrences by time
             assert "USING INDEX events_single_by_time" in plan
             assert "INDEX occurrences_by_time_event" in plan  # busy_for's covering: it reads no title
     plan = " / ".join(
@@ -349,7 +356,7 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
     )
     # the fixture check, without m001's index of every event by time (m036 dropped it)
     assert "SCAN e" not in plan and "events_single_by_time" in plan and "events_repeating" in plan, plan
-    plan = " / ".join(row[3] for row in varied.execute(sql(f"EXPLAIN QUERY PLAN {events._LONGEST.text}")))
+    plan = " / ".join(row[3] for row in varied.execute(sql(f"EXPLAIN QUERY PLAN {events._LONGEST.clause.text}")))
     # m035's: the longest single event and occurrence, each from the end of an index on its length
     assert "SEARCH events USING INDEX events_single_by_length" in plan, plan
     assert "SEARCH occurrences USING INDEX occurrences_by_length" in plan, plan
@@ -445,7 +452,7 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
     reached = 0
     for monday in mondays:
         window = (monday, monday + week)
-        stale = varied.execute(series._UNCOVERED, events._window(varied, *window)).fetchall()
+        stale = series._UNCOVERED.rows(varied, events._window(varied, *window))
         reached += len(stale)
         for person in people:
             assert events_for(varied, person, *window) == plain_events_for(varied, person, *window), (person, monday)

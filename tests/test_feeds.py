@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import Connection
+from sqlalchemy import text as sql
 from test_ics import busy, ics
 
 from scheduler_agent.calendar import feeds
@@ -194,3 +196,32 @@ def test_a_feed_event_whose_rule_never_ends_its_walk_is_skipped(demo_db: Path, s
     _, listed, _ = invoke("feeds", "--db", str(demo_db))
     assert "ok: 1 event (1 new, 0 updated, 0 removed, 1 skipped)" in listed
     assert busy(demo_db, "priya", "2026-10-05", "2026-10-08") == [("Lunch", "Tue 2026-10-06 13:00", "14:00")]
+
+
+def test_the_staleness_line_names_the_failed_and_never_fetched_feeds_of_the_people_asked_for(
+    any_conn: Connection,
+) -> None:
+    """On both databases: only what the line needs is read (failed or never fetched), for the people asked for."""
+    now = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
+    rows = [
+        ("priya", "https://a.example/1", "2026-09-01T09:00:00Z", "failed: answered 500"),
+        ("priya", "https://a.example/2", "2026-09-01T11:55:00Z", "ok: 3 events (unchanged)"),
+        ("you", "https://a.example/3", None, "never fetched"),
+        ("you", "https://a.example/4", "2026-08-30T12:00:00Z", "Failed in another spelling"),
+    ]
+    people = [row[0] for row in rows]
+    others = any_conn.execute(sql("SELECT key FROM people WHERE key NOT IN ('you', 'priya')")).scalars().first()
+    rows.append((others, "https://a.example/5", None, "failed: unreachable"))
+    with db.transaction(any_conn):
+        for person, url, ok_at, result in rows:
+            any_conn.execute(
+                sql("INSERT INTO feeds (person_key, url, ok_at, result) VALUES (:person, :url, :ok_at, :result)"),
+                {"person": person, "url": url, "ok_at": ok_at, "result": result},
+            )
+    assert feeds.staleness_note(any_conn, people, now) == (
+        "Note: priya's subscribed calendar could not be refreshed (last fetched 3 h ago); "
+        "you's subscribed calendar could not be refreshed (never fetched): that busy time may be out of date."
+    )
+    assert feeds.staleness_note(any_conn, ["priya"], now).count("could not be refreshed") == 1
+    assert feeds.staleness_note(any_conn, [others], now).endswith("(never fetched): that busy time may be out of date.")
+    assert feeds.staleness_note(any_conn, ["nobody"], now) == ""

@@ -69,7 +69,7 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(tmp_path:
 
 
 def longest_days(conn: Connection) -> float:
-    event, _ = conn.execute(events._LONGEST).fetchone()
+    event, _ = events._LONGEST.first(conn)
     return float(event)
 
 
@@ -139,7 +139,7 @@ def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_event
     kinds = {name: kind for kind, name in conn.execute(sql("SELECT type, name FROM sqlite_master"))}
     assert "length_bounds" not in kinds and "trigger" not in kinds.values()
     assert kinds["events_single_by_length"] == kinds["occurrences_by_length"] == "index"
-    assert conn.execute(events._LONGEST).fetchone() == pytest.approx((4, 2 / 24))
+    assert events._LONGEST.first(conn) == pytest.approx((4, 2 / 24))
     found = events_for(conn, "priya", at + timedelta(days=3), at + timedelta(days=3, hours=1))
     assert {"Daily", "Four days"} <= {e.title for e in found}  # priya's annual leave is there too
     conn.close()

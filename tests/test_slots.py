@@ -193,6 +193,41 @@ def test_interval_arithmetic() -> None:
     assert subtract([(t[1], t[2])], [(t[0], t[3])]) == []
 
 
+def test_subtract_leaves_exactly_the_minutes_no_busy_interval_holds() -> None:
+    """Against a model of minutes: random free and busy intervals (overlapping, touching, empty, unsorted, in
+    two zones), each free interval's pieces are its minutes that no busy interval holds, split where any busy
+    interval (an empty one too) begins or ends inside it."""
+    rng = random.Random(38)
+    base = datetime(2026, 8, 31, tzinfo=UTC)
+    zones = (UTC, ZoneInfo("Europe/London"))
+
+    def at(minute: int) -> datetime:
+        return (base + timedelta(minutes=minute)).astimezone(rng.choice(zones))
+
+    def interval(length: tuple[int, ...]) -> tuple[int, int]:
+        start = rng.randint(0, 120)
+        return start, start + rng.choice(length)
+
+    for _ in range(3000):
+        free = sorted({interval((1, 5, 30, 90)) for _ in range(rng.randint(0, 4))})
+        busy = [interval((0, 1, 10, 45)) for _ in range(rng.randint(0, 12))]
+        expected = []
+        for start, end in free:
+            held = {m for m in range(start, end) if not any(b <= m < e for b, e in busy)}
+            cuts = {b for b, _ in busy} | {e for _, e in busy}
+            piece: list[int] = []
+            for minute in range(start, end + 1):
+                if piece and (minute not in held or minute in cuts):
+                    expected.append((piece[0], piece[-1] + 1))
+                    piece = []
+                if minute in held:
+                    piece.append(minute)
+        found = subtract([(at(s), at(e)) for s, e in free], [(at(b), at(e)) for b, e in busy])
+        assert [(int((s - base).total_seconds() // 60), int((e - base).total_seconds() // 60)) for s, e in found] == (
+            expected
+        ), (free, busy)
+
+
 def test_format_window_uses_the_zone_given() -> None:
     window = (datetime(2026, 8, 31, 13, tzinfo=UTC), datetime(2026, 8, 31, 14, tzinfo=UTC))
     assert format_window(window, "Europe/London") == "Mon 2026-08-31 14:00-15:00"

@@ -153,9 +153,11 @@ class SqliteCalendar:
     def busy(
         self, keys: Sequence[str], start: datetime, end: datetime, *, excluding: Event | None = None
     ) -> dict[str, list[Interval]]:
-        skip = None if excluding is None else (excluding.id, excluding.start)
         lock_people(self.conn, keys)  # PostgreSQL: the check holds until the write (calendar/bookings.py)
         found = busy_for(self.conn, keys, start, end)
+        if excluding is None:
+            return {key: [(begins, ends) for _, begins, ends in found[key]] for key in keys}
+        skip = (excluding.id, excluding.start)
         return {
             key: [(begins, ends) for event_id, begins, ends in found[key] if (event_id, begins) != skip] for key in keys
         }

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Row, TextClause, bindparam, text
 
@@ -222,18 +223,30 @@ _LIVE = (
 # The longest single event and the longest occurrence, in days: each read from the end of m035's index on
 # that very expression, so it is a lookup, and it follows every write.
 _LENGTH = "julianday(end_utc) - julianday(start_utc)"
-_LONGEST = text(
+_LONGEST = Statement(
     f"SELECT (SELECT max({_LENGTH}) FROM events WHERE rrule IS NULL AND rdates = ''), "
     f"(SELECT max({_LENGTH}) FROM occurrences)"
 )
-_INDEXED_BY_DIALECT = per_dialect(_INDEXED)
+
+
+def _statements(template: str) -> dict[str, Statement]:
+    """`per_dialect`'s statements, as `Statement`s: run on the driver (a tool call's reads, storage/statement.py)."""
+    return {name: Statement(clause.text) for name, clause in per_dialect(template).items()}
+
+
+_INDEXED_BY_DIALECT = _statements(_INDEXED)
+# The same when every series covers the window (`reach` found none that does not): no series' row to read.
+_EVERY_SERIES_COVERED = _INDEXED.replace(" JOIN event_series s ON s.event_id = o.event_id", "").replace(
+    f" AND {_COVERED}", ""
+)
+_EVERY_SERIES_COVERED_BY_DIALECT = _statements(_EVERY_SERIES_COVERED)
 _LIVE_BY_DIALECT = per_dialect(_LIVE)
 
 
 def _window(conn: Connection, start_utc: datetime, end_utc: datetime) -> dict[str, str]:
     """The query parameters of the window [start_utc, end_utc), with the lower bounds of a start that can
     still reach into it (the longest event's and occurrence's length before it, and a second more)."""
-    event, occurrence = conn.execute(_LONGEST).one()
+    event, occurrence = _LONGEST.first(conn)
     return {
         "start": to_utc_text(start_utc),
         "end": to_utc_text(end_utc),
@@ -253,9 +266,10 @@ def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: 
     live = reach(conn, args)  # what the spans lack is materialised first, once
     if live:
         args = {"person": person_key, **_window(conn, start_utc, end_utc)}
+    indexed = _INDEXED_BY_DIALECT if live else _EVERY_SERIES_COVERED_BY_DIALECT
     events = [
         Event(event_id, title, from_utc_text(start), from_utc_text(end), _stored_attendees(keys), bool(recurring))
-        for event_id, title, start, end, recurring, keys in conn.execute(_INDEXED_BY_DIALECT[conn.dialect.name], args)
+        for event_id, title, start, end, recurring, keys in indexed[conn.dialect.name].rows(conn, args)
     ]
     for row in conn.execute(_LIVE_BY_DIALECT[conn.dialect.name], args) if live else ():
         attendees = _stored_attendees(row._mapping["keys"])
@@ -269,26 +283,44 @@ def events_for(conn: Connection, person_key: str, start_utc: datetime, end_utc: 
 BusyTime = tuple[int, datetime, datetime]  # an event's id, and the start and end of the event or occurrence
 
 
+class _BusyQueries(NamedTuple):
+    every_series_covered: Statement  # when no repeating event lacks a span over the window (`reach` said so)
+    indexed: Statement  # `_INDEXED` for busy time: what the spans cover, read from the index
+    live: TextClause  # `_LIVE` for busy time: the series no span covers, expanded here
+
+
 @lru_cache(maxsize=64)
-def _busy_queries(count: int, dialect: str) -> tuple[TextClause, TextClause]:
-    """`_INDEXED` and `_LIVE` for any of `count` people (:p0, :p1, ...), without the titles busy time
-    does not need. The indexed half gives a row per event and person asked for, attendees joined after
-    the index range (CROSS JOIN keeps that order in SQLite; PostgreSQL plans it itself): no correlated
-    subquery per row. An occurrence's attendees are looked up before its series, so the series' row is read
-    only for the occurrences of people asked for (most of a busy calendar's are other people's)."""
+def _busy_queries(count: int, dialect: str) -> _BusyQueries:
+    """`_INDEXED` and `_LIVE` for any of `count` people (:p0, :p1, ...), without the titles busy time does
+    not need; compiled once for each count and database.
+
+    The indexed half gives a row per event and person asked for, attendees joined after the index range
+    (CROSS JOIN keeps that order in SQLite; PostgreSQL plans it itself): no correlated subquery per row. On
+    SQLite the attendee is looked up by the event alone (`+a.person_key`: an event has one or a few, one probe
+    in the primary key's index instead of one for each person asked for). An occurrence's attendees are
+    looked up before its series, so the series' row is read only for the occurrences of people asked for;
+    and not at all when every series covers the window, as it usually does once `reach` has run."""
     anyone = f"a.person_key IN ({', '.join(f':p{index}' for index in range(count))})"
-    indexed = (
+    attendee = f"+{anyone}" if dialect == "sqlite" else anyone
+    singles = (
         "SELECT e.id, e.start_utc, e.end_utc, a.person_key FROM events e CROSS JOIN event_attendees a "
         "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
-        f"AND e.rrule IS NULL AND e.rdates = '' AND a.event_id = e.id AND {anyone} "
+        f"AND e.rrule IS NULL AND e.rdates = '' AND a.event_id = e.id AND {attendee} "
         "UNION ALL "
+    )
+    occurrences = (
+        "SELECT o.event_id, o.start_utc, o.end_utc, a.person_key FROM occurrences o CROSS JOIN event_attendees a "
+        "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
+        f"AND a.event_id = o.event_id AND {attendee}"
+    )
+    covered = (
         "SELECT o.event_id, o.start_utc, o.end_utc, a.person_key "
         "FROM occurrences o CROSS JOIN event_attendees a CROSS JOIN event_series s "
         "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
-        f"AND a.event_id = o.event_id AND {anyone} AND s.event_id = o.event_id AND {_COVERED}"
+        f"AND a.event_id = o.event_id AND {attendee} AND s.event_id = o.event_id AND {_COVERED}"
     )
     live = _LIVE.replace(_ATTENDS, _ATTENDS.replace("a.person_key = :person", anyone))
-    return text(indexed), per_dialect(live)[dialect]
+    return _BusyQueries(Statement(singles + occurrences), Statement(singles + covered), per_dialect(live)[dialect])
 
 
 def busy_for(
@@ -304,21 +336,24 @@ def busy_for(
     found: dict[str, list[BusyTime]] = {key: [] for key in wanted}
     if not wanted:
         return found
-    indexed, live = _busy_queries(len(wanted), conn.dialect.name)
+    queries = _busy_queries(len(wanted), conn.dialect.name)
     people = {f"p{index}": key for index, key in enumerate(wanted)}
     args = {**_window(conn, start_utc, end_utc), **people}
     expand_live = reach(conn, args)  # what the spans lack is materialised first, once
     if expand_live:
         args = {**_window(conn, start_utc, end_utc), **people}
-    for event_id, start, end, key in conn.execute(indexed, args):
-        found[key].append((event_id, from_utc_text(start), from_utc_text(end)))
-    for row in conn.execute(live, args) if expand_live else ():
+    indexed = queries.indexed if expand_live else queries.every_series_covered
+    parse = from_utc_text
+    for event_id, start, end, key in indexed.rows(conn, args):
+        found[key].append((event_id, parse(start), parse(end)))
+    for row in conn.execute(queries.live, args) if expand_live else ():
         occurrences = [(row.id, o.start, o.end) for o in live_occurrences(row, start_utc, end_utc)]
         for key in _stored_attendees(row._mapping["keys"]):
             if key in found:
                 found[key] += occurrences
+    by_start = itemgetter(1, 0)
     for times in found.values():
-        times.sort(key=lambda busy: (busy[1], busy[0]))
+        times.sort(key=by_start)
     return found
 
 

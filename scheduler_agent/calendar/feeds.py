@@ -24,6 +24,7 @@ from scheduler_agent.calendar.feed_addresses import FeedError, Policy, check_url
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.types import Person, from_utc_text, person_from_row, to_utc_text
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.statement import Statement
 
 DEFAULT_REFRESH = timedelta(minutes=15)
 TIMEOUT_SECONDS = 10.0  # the whole fetch: resolving, connecting, every redirect, headers and body
@@ -295,13 +296,19 @@ def refresh_for_turn(conn: Connection, now: datetime | None = None, seconds: flo
     return f"This turn uses {'; '.join(used)}." if used else ""
 
 
+# Only what the line needs: the feeds whose last fetch failed or that never got a good copy (a tool call reads it).
+_STALE = Statement(
+    "SELECT person_key, ok_at FROM feeds WHERE substr(result, 1, 6) = 'failed' OR ok_at IS NULL ORDER BY id"
+)
+
+
 def staleness_note(conn: Connection, person_keys: list[str], now: datetime) -> str:
     """A line for the model when a feed under these people's busy time failed its last fetch: how old it is."""
     notes = []
-    for feed in list_feeds(conn, person_keys):
-        if feed.result.startswith("failed") or feed.ok_at is None:
-            age = "never fetched" if feed.ok_at is None else f"last fetched {_age(now - feed.ok_at)} ago"
-            notes.append(f"{feed.person_key}'s subscribed calendar could not be refreshed ({age})")
+    for person_key, ok_at in _STALE.rows(conn):
+        if person_key in person_keys:
+            age = "never fetched" if ok_at is None else f"last fetched {_age(now - from_utc_text(ok_at))} ago"
+            notes.append(f"{person_key}'s subscribed calendar could not be refreshed ({age})")
     if not notes:
         return ""
     return "Note: " + "; ".join(notes) + ": that busy time may be out of date."

@@ -12,6 +12,7 @@ from scheduler_agent.calendar.events import DELETE_EVENTS
 from scheduler_agent.calendar.types import (
     KEY_PATTERN,
     OWNER_KEY,
+    PERSON_COLUMNS,
     SET_OWNER_HINT,
     CalendarError,
     Hours,
@@ -22,16 +23,22 @@ from scheduler_agent.calendar.types import (
     check_tz,
     days_text,
     person_from_row,
+    person_from_values,
     to_utc_text,
 )
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.statement import Statement
+
+# Every tool call reads the owner and the people: run on the driver (storage/statement.py), parsed once per row.
+_OWNER = Statement(f"SELECT {', '.join(PERSON_COLUMNS)} FROM people WHERE key = :key")
+_PEOPLE = Statement(f"SELECT {', '.join(PERSON_COLUMNS)} FROM people WHERE key <> :key ORDER BY key")
 
 
 def get_owner(conn: Connection) -> Person:
-    row = conn.execute(text("SELECT * FROM people WHERE key = :OWNER_KEY"), {"OWNER_KEY": OWNER_KEY}).fetchone()
+    row = _OWNER.first(conn, {"key": OWNER_KEY})
     if row is None:
         raise CalendarError(f"this calendar has no owner yet: {SET_OWNER_HINT}")
-    return person_from_row(row)
+    return person_from_values(row)
 
 
 def set_owner(conn: Connection, name: str, tz: str, work_start: time, work_end: time) -> Person:
@@ -190,8 +197,7 @@ def _unknown_key(conn: Connection, key: str) -> str:
 
 def list_people(conn: Connection) -> list[Person]:
     """Everyone but the owner, by key."""
-    rows = conn.execute(text("SELECT * FROM people WHERE key <> :OWNER_KEY ORDER BY key"), {"OWNER_KEY": OWNER_KEY})
-    return [person_from_row(row) for row in rows]
+    return [person_from_values(row) for row in _PEOPLE.rows(conn, {"key": OWNER_KEY})]
 
 
 def match_people(conn: Connection, text: str) -> list[Person]:

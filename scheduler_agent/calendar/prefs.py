@@ -18,6 +18,7 @@ from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.types import WEEKDAY_KEYS, CalendarError
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.statement import Statement
 
 RULES = ("not_before", "not_after", "no_days", "max_per_day")
 MAX_TEXT = 300
@@ -71,9 +72,11 @@ class Rules:
         return closed
 
 
+_PREFERENCES = Statement("SELECT id, text, rule, value FROM preferences ORDER BY id")  # every tool call reads them
+
+
 def list_preferences(conn: Connection) -> list[Preference]:
-    rows = conn.execute(sql("SELECT id, text, rule, value FROM preferences ORDER BY id"))
-    return [Preference(row.id, row.text, row.rule, row.value) for row in rows]
+    return [Preference(*row) for row in _PREFERENCES.rows(conn)]
 
 
 def add_preference(conn: Connection, text: str | None, rule: str = "", value: str = "") -> Preference:

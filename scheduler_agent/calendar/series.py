@@ -28,6 +28,7 @@ from sqlalchemy import Connection, Row, text
 from scheduler_agent.calendar.recurrence import CalendarError, Occurrence, digest, expand, series_text
 from scheduler_agent.calendar.types import Recurrence, from_utc_text, to_utc_text
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.statement import Statement
 
 HORIZON_BACK = timedelta(days=366)
 HORIZON_AHEAD = timedelta(days=400)  # the near span's end when written: the coming year's searches, and a month
@@ -92,10 +93,12 @@ def store_series(
 # --- reaching past the spans: a search materialises what it needs, once ----------------------------------
 
 # The repeating events no span covers the window for: the rows `events._LIVE` would expand, for anyone.
-_UNCOVERED = text(
+# Every search reads it (none, once the spans hold the window): run on the driver (storage/statement.py).
+_UNCOVERED = Statement(
     "SELECT e.id, e.start_utc, e.end_utc, s.components, s.zone, s.day_zone, s.expanded_from, s.expanded_until, "
     "s.far_from, s.far_until FROM events e LEFT JOIN event_series s ON s.event_id = e.id "
-    f"WHERE (e.rrule IS NOT NULL OR e.rdates <> '') AND e.start_utc < :end AND NOT coalesce({COVERED}, FALSE)"
+    f"WHERE (e.rrule IS NOT NULL OR e.rdates <> '') AND e.start_utc < :end AND NOT coalesce({COVERED}, FALSE)",
+    named=True,
 )
 # Claimed only if no one moved the spans since they were read (another process reaching the same window).
 _CLAIM = text(
@@ -114,7 +117,7 @@ def reach(conn: Connection, window: Mapping[str, str]) -> bool:
     the window's parameters read again (the longest occurrence may be longer now). False, the usual answer,
     when every series is read from the index.
     """
-    rows = conn.execute(_UNCOVERED, window).fetchall()
+    rows = _UNCOVERED.rows(conn, window)
     if not rows:
         return False
     lower, end = from_utc_text(window["occurrence_lower"]), from_utc_text(window["end"])
@@ -124,7 +127,7 @@ def reach(conn: Connection, window: Mapping[str, str]) -> bool:
     return True
 
 
-def _extend(conn: Connection, row: Row[Any], lower: datetime, end: datetime) -> None:
+def _extend(conn: Connection, row: Any, lower: datetime, end: datetime) -> None:
     """Extend or make the span that the window [lower, end) falls in, for the series of `row`."""
     near = (from_utc_text(row.expanded_from), from_utc_text(row.expanded_until))
     far = None if row.far_from is None else (from_utc_text(row.far_from), from_utc_text(row.far_until))

@@ -273,6 +273,14 @@ def check_buffer(minutes: int) -> int:
     return minutes
 
 
+PERSON_COLUMNS = ("key", "name", "tz", "work_start", "work_end", "days", "days_off", "buffer_minutes", "lunch")
+
+
+def person_from_values(values: tuple[Any, ...]) -> Person:
+    """The person of a `people` row read as PERSON_COLUMNS, in that order (a driver's tuple)."""
+    return _person(PERSON_COLUMNS, tuple(values))
+
+
 def person_from_row(row: Row[Any]) -> Person:
     """The person a `people` row stores. Parsed once per distinct row: every tool call reads the owner and
     the people, and a Person is frozen, so the same row gives the same (shared) Person."""
