@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -71,7 +70,7 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ScriptedServe
 
 
 @pytest.fixture
-def demo_conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
+def demo_conn(tmp_path: Path) -> Iterator[Connection]:
     """The demo calendar (a SQLite file in the test's folder), open; closed after the test."""
     from scheduler_agent.calendar.fixtures import seed_demo
     from scheduler_agent.storage.db import connect
@@ -83,7 +82,7 @@ def demo_conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
 
 
 @pytest.fixture
-def empty_conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
+def empty_conn(tmp_path: Path) -> Iterator[Connection]:
     """A new SQLite database, migrated, with nobody in it; closed after the test."""
     from scheduler_agent.storage.db import connect
 
@@ -93,7 +92,7 @@ def empty_conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
 
 
 @pytest.fixture
-def tools(demo_conn: sqlite3.Connection) -> CalendarTools:
+def tools(demo_conn: Connection) -> CalendarTools:
     """The calendar tools on the demo calendar, the clock pinned at Thu 2026-08-27 09:00 London time."""
     return CalendarTools(demo_conn, demo_clock())
 

@@ -11,12 +11,12 @@ cancelled events, feeds), over many windows; an equivalence test, not a timing t
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import Connection
 from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.backend import SqliteCalendar
@@ -120,7 +120,7 @@ END:VCALENDAR
 """
 
 
-def plain_events_for(conn: sqlite3.Connection, person: str, start: datetime, end: datetime) -> list[Event]:
+def plain_events_for(conn: Connection, person: str, start: datetime, end: datetime) -> list[Event]:
     args = {"person": person, "start": f"{start:%Y-%m-%dT%H:%M:%SZ}", "end": f"{end:%Y-%m-%dT%H:%M:%SZ}"}
     found: list[Event] = []
     for row in conn.execute(sql(PLAIN), args):
@@ -135,7 +135,7 @@ def plain_events_for(conn: sqlite3.Connection, person: str, start: datetime, end
     return sorted(found, key=lambda event: (event.start, event.id))
 
 
-def assert_bounds_hold(conn: sqlite3.Connection) -> None:
+def assert_bounds_hold(conn: Connection) -> None:
     """The bounds read are exactly the longest single event and the longest materialised occurrence."""
     from scheduler_agent.calendar import events
 
@@ -150,7 +150,7 @@ def assert_bounds_hold(conn: sqlite3.Connection) -> None:
 
 
 @pytest.fixture
-def varied(tmp_path: Path) -> sqlite3.Connection:
+def varied(tmp_path: Path) -> Connection:
     """The demo calendar, and every kind of event each write path makes, the bounds checked after each."""
     conn = db.connect(tmp_path / "cal.db")
     seed_demo(conn)
@@ -242,7 +242,7 @@ def windows() -> list[tuple[datetime, datetime]]:
     return found
 
 
-def test_the_indexed_query_returns_exactly_the_rows_of_the_plain_one(varied: sqlite3.Connection) -> None:
+def test_the_indexed_query_returns_exactly_the_rows_of_the_plain_one(varied: Connection) -> None:
     people = ["you", *(person.key for person in list_people(varied))]
     compared = 0
     for person in people:
@@ -267,7 +267,7 @@ def groups(people: list[str]) -> list[list[str]]:
     return [[p] for p in people] + pairs + [people, [people[0], people[1], people[0]], [people[1], "nobody"], []]
 
 
-def test_busy_for_gives_each_person_the_times_of_events_for(varied: sqlite3.Connection) -> None:
+def test_busy_for_gives_each_person_the_times_of_events_for(varied: Connection) -> None:
     """The one read for everyone in a meeting: per person, the id, start and end of each event
     `events_for` gives, in its order (events several of them attend, series, long and moved ones)."""
     people = ["you", *(person.key for person in list_people(varied))]
@@ -302,7 +302,7 @@ TOO_SMALL = Statement("SELECT 1.0 / 24, 1.0 / 24")
 
 
 def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(
-    varied: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+    varied: Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """It uses the same bound: forced below the longest event, that event goes missing (the comparison
     above can fail)."""
@@ -316,7 +316,7 @@ def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(
 
 
 def test_the_plain_query_really_differs_from_a_bound_too_small(
-    varied: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+    varied: Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The comparison can fail: with the bound forced below the longest event, the long event goes missing."""
     from scheduler_agent.calendar import events
@@ -327,7 +327,7 @@ def test_the_plain_query_really_differs_from_a_bound_too_small(
     assert "Three days away" not in [e.title for e in events_for(varied, "priya", *window)]
 
 
-def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
+def test_every_read_goes_through_an_index(varied: Connection) -> None:
     from scheduler_agent.calendar import events
 
     args = {"person": "priya", "start": "2026-09-01T00:00:00Z", "end": "2026-09-08T00:00:00Z"}
@@ -363,7 +363,7 @@ def test_every_read_goes_through_an_index(varied: sqlite3.Connection) -> None:
 
 
 def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_it_begins(
-    varied: sqlite3.Connection,
+    varied: Connection,
 ) -> None:
     """Materialised over the whole horizon, not from the day before it begins: a window before a series'
     first occurrence is covered, so no series is expanded by the library for any window inside the horizon
@@ -422,7 +422,7 @@ def test_a_dense_series_that_begins_inside_the_near_span_is_still_materialised(t
 
 
 def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialises_what_it_reaches(
-    varied: sqlite3.Connection,
+    varied: Connection,
 ) -> None:
     """Writing a series materialises about a year ahead, not the ten a search may reach; a search past that
     extends the near span or makes a far one (moved when a search goes elsewhere), once, for every series, and

@@ -4,7 +4,6 @@ moves and cancellations with If-Match, and what every fault turns into."""
 from __future__ import annotations
 
 import re
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 from caldav.collection import Calendar
 from radicale_server import (
     OWNER_USER,
@@ -50,7 +50,7 @@ TUESDAY_10 = datetime(2027, 3, 2, 10, 0, tzinfo=UTC)  # 10:00 in London (GMT unt
 HALF_HOUR = timedelta(minutes=30)
 
 
-def calendar_db(tmp_path: Path, server: ServerProcess, *, invites: bool = True) -> sqlite3.Connection:
+def calendar_db(tmp_path: Path, server: ServerProcess, *, invites: bool = True) -> sqlalchemy.Connection:
     """Jordan (owner, on Radicale), Priya (her shared calendar there, an e-mail), Sam (local only, no e-mail)."""
     conn = connect(tmp_path / "cal.db")
     set_owner(conn, "Jordan Lee", TZ, time(9), time(17))
@@ -62,13 +62,13 @@ def calendar_db(tmp_path: Path, server: ServerProcess, *, invites: bool = True) 
     return conn
 
 
-def backend(conn: sqlite3.Connection, server: ServerProcess, **options: Any) -> Writer:
+def backend(conn: sqlalchemy.Connection, server: ServerProcess, **options: Any) -> Writer:
     connection = load_connection(conn)
     assert connection is not None
     return Writer(conn, connection, server.users[OWNER_USER], **options)
 
 
-def replica_of(conn: sqlite3.Connection, server: RadicaleServer, **options: Any) -> RemoteCalendar:
+def replica_of(conn: sqlalchemy.Connection, server: RadicaleServer, **options: Any) -> RemoteCalendar:
     """The tools' calendar: it reads the store, synced from the server first."""
     return RemoteCalendar(backend(conn, server, **options))
 
@@ -100,7 +100,7 @@ def server_events(server: RadicaleServer, user: str = OWNER_USER, cal_id: str = 
 
 
 @contextmanager
-def answering(conn: sqlite3.Connection, status: int, body: bytes) -> Iterator[Writer]:
+def answering(conn: sqlalchemy.Connection, status: int, body: bytes) -> Iterator[Writer]:
     """A backend on a loopback server that answers every REPORT, PROPFIND and GET with `status` and `body`."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 

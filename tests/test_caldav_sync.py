@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 from caldav.collection import Calendar
 from helpers import run_cli
 from radicale_server import OWNER_USER, RadicaleServer, client_for, unique_passwords, vevent
@@ -99,20 +100,20 @@ def cli(args: list[str], dav: Dav) -> Any:
     return run_cli(args, env={PASSWORD_ENV: dav.password})
 
 
-def connected(db: Path, dav: Dav) -> sqlite3.Connection:
+def connected(db: Path, dav: Dav) -> sqlalchemy.Connection:
     conn = connect(db)
     save_connection(conn, dav.connection())
     return conn
 
 
-def age_the_sync(conn: sqlite3.Connection, seconds: int) -> None:
+def age_the_sync(conn: sqlalchemy.Connection, seconds: int) -> None:
     """As if the last sync was `seconds` ago (a reader syncs first when it is older than 5 s)."""
     then = datetime.now(UTC) - timedelta(seconds=seconds)
     conn.execute(sql("UPDATE caldav_connections SET synced_at = :p1"), {"p1": then.strftime("%Y-%m-%dT%H:%M:%SZ")})
     conn.commit()
 
 
-def tools_on(conn: sqlite3.Connection) -> CalendarTools:
+def tools_on(conn: sqlalchemy.Connection) -> CalendarTools:
     return CalendarTools(conn, CLOCK, calendar=open_calendar(conn))
 
 

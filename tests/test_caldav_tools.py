@@ -5,7 +5,6 @@ protocol, with local ids and the local calendar's texts; the booking's record li
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 from caldav.collection import Calendar
 from radicale_server import OWNER_USER, PRIYA_USER, RadicaleServer, calendar_url, client_for, vevent
 from sqlalchemy import text as sql
@@ -50,7 +50,7 @@ def server_events(server: RadicaleServer) -> list[Any]:
     return [item.icalendar_component for item in remote(server).events()]
 
 
-def set_up(path: Path, server: RadicaleServer, *, invites: bool = True) -> sqlite3.Connection:
+def set_up(path: Path, server: RadicaleServer, *, invites: bool = True) -> sqlalchemy.Connection:
     """Jordan (owner, his 'Work' calendar on Radicale), Priya (her shared calendar there), Sam (local only)."""
     conn = connect(path)
     set_owner(conn, "Jordan Lee", TZ, time(9), time(17))
@@ -66,7 +66,7 @@ def set_up(path: Path, server: RadicaleServer, *, invites: bool = True) -> sqlit
 @pytest.fixture
 def connected_conn(
     tmp_path: Path, radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[sqlite3.Connection]:
+) -> Iterator[sqlalchemy.Connection]:
     """A calendar whose owner is connected to his Radicale calendar (`set_up`); closed after the test."""
     monkeypatch.setenv(PASSWORD_ENV, radicale.users[OWNER_USER])
     conn = set_up(tmp_path / "cal.db", radicale)
@@ -74,7 +74,7 @@ def connected_conn(
     conn.close()
 
 
-def tools_on(conn: sqlite3.Connection, **options: Any) -> CalendarTools:
+def tools_on(conn: sqlalchemy.Connection, **options: Any) -> CalendarTools:
     return CalendarTools(conn, CLOCK, calendar=open_calendar(conn, **options))
 
 
@@ -82,7 +82,7 @@ def run(tools: CalendarTools, name: str, arguments: dict[str, Any], call: str) -
     return tools.run(name, arguments, call, Deadline.after(30))
 
 
-def test_the_calendar_is_chosen_by_the_stored_connection(tmp_path: Path, connected_conn: sqlite3.Connection) -> None:
+def test_the_calendar_is_chosen_by_the_stored_connection(tmp_path: Path, connected_conn: sqlalchemy.Connection) -> None:
     assert isinstance(open_calendar(connected_conn), RemoteCalendar)
     plain = connect(tmp_path / "plain.db")
     set_owner(plain, "Jordan Lee", TZ, time(9), time(17))
@@ -99,7 +99,7 @@ def test_the_migration_links_a_call_to_its_remote_resource(tmp_path: Path) -> No
 
 
 def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_without_one(
-    connected_conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlalchemy.Connection, radicale: RadicaleServer
 ) -> None:
     remote(radicale).save_event(vevent("a", "Design review", TUESDAY_10, TUESDAY_10 + HALF_HOUR))
     remote(radicale, PRIYA_USER, "shared").save_event(
@@ -138,7 +138,7 @@ def test_busy_time_comes_from_the_server_and_the_local_calendar_for_people_witho
 
 
 def test_a_booking_through_the_tools_is_one_event_and_a_record_linked_to_it(
-    connected_conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlalchemy.Connection, radicale: RadicaleServer
 ) -> None:
     tools = tools_on(connected_conn)
     arguments = {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Roadmap"}
@@ -181,7 +181,7 @@ def test_a_booking_through_the_tools_is_one_event_and_a_record_linked_to_it(
 
 
 def test_no_invites_says_so_in_the_preview_and_writes_schedule_agent_client(
-    connected_conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlalchemy.Connection, radicale: RadicaleServer
 ) -> None:
     tools = tools_on(connected_conn, invites=False)
     arguments = {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30}
@@ -194,7 +194,7 @@ def test_no_invites_says_so_in_the_preview_and_writes_schedule_agent_client(
     assert attendee.params["SCHEDULE-AGENT"] == "CLIENT"
 
 
-def test_move_and_cancel_through_the_tools(connected_conn: sqlite3.Connection, radicale: RadicaleServer) -> None:
+def test_move_and_cancel_through_the_tools(connected_conn: sqlalchemy.Connection, radicale: RadicaleServer) -> None:
     tools = tools_on(connected_conn)
     run(
         tools, "create_event", {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Plan"}, "toolu_b"
@@ -216,7 +216,7 @@ def test_move_and_cancel_through_the_tools(connected_conn: sqlite3.Connection, r
 
 
 def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
-    tmp_path: Path, connected_conn: sqlite3.Connection, radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, connected_conn: sqlalchemy.Connection, radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The event changes on the server after the tool read it and before it writes: nothing is moved."""
     booking = {"with": "priya", "start": "2027-03-02T14:00", "minutes": 30, "title": "Plan"}
@@ -251,7 +251,7 @@ def test_a_stale_etag_move_via_the_tools_says_what_the_event_is_now(
 
 
 def test_calendar_show_of_a_person_syncs_their_shared_calendar_into_the_store_first(
-    tmp_path: Path, connected_conn: sqlite3.Connection, radicale: RadicaleServer
+    tmp_path: Path, connected_conn: sqlalchemy.Connection, radicale: RadicaleServer
 ) -> None:
     from helpers import run_cli
 
@@ -279,7 +279,7 @@ def test_calendar_show_of_a_person_syncs_their_shared_calendar_into_the_store_fi
 
 
 def test_the_server_gone_mid_turn_is_an_actionable_error_for_the_model(
-    connected_conn: sqlite3.Connection, radicale: RadicaleServer
+    connected_conn: sqlalchemy.Connection, radicale: RadicaleServer
 ) -> None:
     tools = tools_on(connected_conn)
     radicale.kill()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta, timezone
 from pathlib import Path
@@ -92,7 +91,7 @@ def test_open_db_defaults_to_the_users_data_directory() -> None:
     conn.close()
 
 
-def test_transaction_commits_or_rolls_back(empty_conn: sqlite3.Connection) -> None:
+def test_transaction_commits_or_rolls_back(empty_conn: Connection) -> None:
     with db.transaction(empty_conn):
         empty_conn.execute(
             sql("INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
@@ -106,7 +105,7 @@ def test_transaction_commits_or_rolls_back(empty_conn: sqlite3.Connection) -> No
     assert not open_in_database(empty_conn)
 
 
-def test_a_nested_transaction_rolls_back_only_its_own_part(empty_conn: sqlite3.Connection) -> None:
+def test_a_nested_transaction_rolls_back_only_its_own_part(empty_conn: Connection) -> None:
     with db.transaction(empty_conn):
         empty_conn.execute(
             sql("INSERT INTO people (key, name, tz, work_start, work_end) VALUES ('a', 'A', 'UTC', '09:00', '17:00')")
@@ -122,7 +121,7 @@ def test_a_nested_transaction_rolls_back_only_its_own_part(empty_conn: sqlite3.C
     assert [row[0] for row in empty_conn.execute(sql("SELECT key FROM people"))] == ["a"]
 
 
-def test_foreign_keys_are_enforced(empty_conn: sqlite3.Connection) -> None:
+def test_foreign_keys_are_enforced(empty_conn: Connection) -> None:
     empty_conn.execute(
         sql(
             "INSERT INTO events (title, start_utc, end_utc) "
@@ -136,14 +135,14 @@ def test_foreign_keys_are_enforced(empty_conn: sqlite3.Connection) -> None:
 # --- people -------------------------------------------------------------------------------
 
 
-def test_no_owner_says_how_to_set_one(empty_conn: sqlite3.Connection) -> None:
+def test_no_owner_says_how_to_set_one(empty_conn: Connection) -> None:
     with pytest.raises(CalendarError) as raised:
         get_owner(empty_conn)
     assert "calendar set-owner" in str(raised.value)
     assert "calendar seed-demo" in str(raised.value)
 
 
-def test_set_owner_creates_then_replaces(empty_conn: sqlite3.Connection) -> None:
+def test_set_owner_creates_then_replaces(empty_conn: Connection) -> None:
     set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     set_owner(empty_conn, "  Jordan   Lee ", "Europe/Paris", time(8), time(16))
     owner = get_owner(empty_conn)
@@ -169,7 +168,7 @@ def test_set_owner_creates_then_replaces(empty_conn: sqlite3.Connection) -> None
     ],
 )
 def test_add_person_refuses_bad_values(
-    empty_conn: sqlite3.Connection,
+    empty_conn: Connection,
     key: str,
     name: str,
     tz: str,
@@ -183,7 +182,7 @@ def test_add_person_refuses_bad_values(
     assert list_people(empty_conn) == []
 
 
-def test_add_person_refuses_a_taken_key(empty_conn: sqlite3.Connection) -> None:
+def test_add_person_refuses_a_taken_key(empty_conn: Connection) -> None:
     add_person(empty_conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match="'priya' is already taken by Priya Raman: choose another key"):
         add_person(empty_conn, "priya", "Priya Patel", "Asia/Kolkata", NINE, FIVE)
@@ -203,7 +202,7 @@ def test_parse_hours_refuses(text: str) -> None:
         parse_hours(text)
 
 
-def test_find_person_by_key_full_name_or_first_name(empty_conn: sqlite3.Connection) -> None:
+def test_find_person_by_key_full_name_or_first_name(empty_conn: Connection) -> None:
     add_person(empty_conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
     add_person(empty_conn, "alex-k", "Alex Kim", "Europe/London", NINE, FIVE)
     add_person(empty_conn, "alex-m", "Alex Moore", "Europe/London", NINE, FIVE)
@@ -221,7 +220,7 @@ def test_find_person_by_key_full_name_or_first_name(empty_conn: sqlite3.Connecti
 # --- events -------------------------------------------------------------------------------
 
 
-def test_add_event_and_events_for_overlap(empty_conn: sqlite3.Connection) -> None:
+def test_add_event_and_events_for_overlap(empty_conn: Connection) -> None:
     set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     add_person(empty_conn, "priya", "Priya Raman", "Europe/London", NINE, FIVE)
     event = add_event(empty_conn, "Design review", utc("2026-08-31T09:00"), utc("2026-08-31T10:00"), ["priya", "you"])
@@ -249,7 +248,7 @@ def test_add_event_and_events_for_overlap(empty_conn: sqlite3.Connection) -> Non
     ],
 )
 def test_add_event_refuses_bad_values(
-    empty_conn: sqlite3.Connection, title: str, attendees: list[str], start: str, end: str, expected: str
+    empty_conn: Connection, title: str, attendees: list[str], start: str, end: str, expected: str
 ) -> None:
     set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match=expected.replace("(", r"\(").replace(")", r"\)")):
@@ -260,14 +259,14 @@ def test_add_event_refuses_bad_values(
 # --- fixtures -----------------------------------------------------------------------------
 
 
-def counts(conn: sqlite3.Connection) -> tuple[int, ...]:
+def counts(conn: Connection) -> tuple[int, ...]:
     return tuple(
         conn.execute(sql(f"SELECT count(*) FROM {table}")).fetchone()[0]
         for table in ("people", "events", "event_attendees")
     )
 
 
-def test_seed_demo_is_idempotent(empty_conn: sqlite3.Connection) -> None:
+def test_seed_demo_is_idempotent(empty_conn: Connection) -> None:
     added = seed_demo(empty_conn)
     before = counts(empty_conn)
     assert added == len(demo_fixture()["events"]) == before[1]
@@ -275,7 +274,7 @@ def test_seed_demo_is_idempotent(empty_conn: sqlite3.Connection) -> None:
     assert counts(empty_conn) == before
 
 
-def test_seed_demo_adds_back_only_what_is_missing(empty_conn: sqlite3.Connection) -> None:
+def test_seed_demo_adds_back_only_what_is_missing(empty_conn: Connection) -> None:
     seed_demo(empty_conn)
     before = counts(empty_conn)
     empty_conn.execute(sql("DELETE FROM events WHERE id = 1"))
@@ -283,7 +282,7 @@ def test_seed_demo_adds_back_only_what_is_missing(empty_conn: sqlite3.Connection
     assert counts(empty_conn) == before
 
 
-def test_the_demo_calendar(empty_conn: sqlite3.Connection) -> None:
+def test_the_demo_calendar(empty_conn: Connection) -> None:
     fixture = demo_fixture()
     assert json.loads(json.dumps(fixture)) == fixture  # plain JSON, to embed in a cassette
     seed_demo(empty_conn)
@@ -298,7 +297,7 @@ def test_the_demo_calendar(empty_conn: sqlite3.Connection) -> None:
     assert events_for(empty_conn, "you", utc("2026-08-24T00:00"), utc("2026-08-29T00:00"))
 
 
-def test_a_fixture_never_overwrites_another_owner(empty_conn: sqlite3.Connection) -> None:
+def test_a_fixture_never_overwrites_another_owner(empty_conn: Connection) -> None:
     set_owner(empty_conn, "Someone Else", "Asia/Tokyo", NINE, FIVE)
     with pytest.raises(CalendarError) as raised:
         seed_demo(empty_conn)
@@ -307,7 +306,7 @@ def test_a_fixture_never_overwrites_another_owner(empty_conn: sqlite3.Connection
     assert counts(empty_conn) == (1, 0, 0)  # one transaction: nothing half-loaded
 
 
-def test_load_fixture_needs_offsets_on_event_starts(empty_conn: sqlite3.Connection) -> None:
+def test_load_fixture_needs_offsets_on_event_starts(empty_conn: Connection) -> None:
     fixture: dict[str, Any] = {
         "owner": {"name": "Jordan Lee", "tz": "Europe/London", "hours": "09:00-17:00"},
         "events": [{"title": "Sync", "start": "2026-08-31T09:00", "minutes": 30, "attendees": ["you"]}],
@@ -323,7 +322,7 @@ def london(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo("Europe/London"))
 
 
-def test_a_repeating_event_gives_its_occurrences_in_the_range(empty_conn: sqlite3.Connection) -> None:
+def test_a_repeating_event_gives_its_occurrences_in_the_range(empty_conn: Connection) -> None:
     set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     weekly = Recurrence("FREQ=WEEKLY;BYDAY=MO", exdates=(london("2026-11-02T09:00"),))
     event = add_event(
@@ -369,7 +368,7 @@ def test_occurrences_keep_the_wall_clock_length_and_overlap_the_range_edges() ->
     ],
 )
 @pytest.mark.timeout(10)
-def test_a_rule_dateutil_cannot_expand_is_refused(empty_conn: sqlite3.Connection, rule: str, expected: str) -> None:
+def test_a_rule_dateutil_cannot_expand_is_refused(empty_conn: Connection, rule: str, expected: str) -> None:
     set_owner(empty_conn, "Jordan Lee", "Europe/London", NINE, FIVE)
     with pytest.raises(CalendarError, match=expected):
         add_event(
@@ -407,7 +406,7 @@ def test_a_rule_with_no_by_part_always_gives_a_date(frequency: str, start: str, 
     _check_it_occurs(rule, rrulestr(rule, dtstart=london(start)))  # raises if no date fits
 
 
-def test_import_events_is_keyed_by_uid_and_person(empty_conn: sqlite3.Connection) -> None:
+def test_import_events_is_keyed_by_uid_and_person(empty_conn: Connection) -> None:
     seed_demo(empty_conn)
     before = counts(empty_conn)
     item = ImportedEvent("a@x", None, "Gym", utc("2026-10-12T07:00"), utc("2026-10-12T08:00"), "UTC")
@@ -431,7 +430,7 @@ def test_import_events_is_keyed_by_uid_and_person(empty_conn: sqlite3.Connection
     assert counts(empty_conn) == before
 
 
-def test_a_fixture_keeps_repeating_events(empty_conn: sqlite3.Connection, tmp_path: Path) -> None:
+def test_a_fixture_keeps_repeating_events(empty_conn: Connection, tmp_path: Path) -> None:
     seed_demo(empty_conn)
     add_event(
         empty_conn,

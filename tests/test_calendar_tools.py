@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -42,7 +41,7 @@ HOUR = Deadline.after(3600)  # a deadline no test reaches
 KNOWN = "Known people: aiko (Aiko Tanaka), marco (Marco Rossi), priya (Priya Raman). Use one of those keys"
 
 
-def event_count(conn: sqlite3.Connection) -> int:
+def event_count(conn: Connection) -> int:
     count: int = conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
     return count
 
@@ -100,7 +99,7 @@ def test_find_free_slots_through_answer_call(tools: CalendarTools) -> None:
     assert result == {"type": "tool_result", "tool_use_id": "toolu_test", "content": DEMO_WINDOWS}
 
 
-def test_find_free_slots_in_the_current_week_starts_from_now(demo_conn: sqlite3.Connection) -> None:
+def test_find_free_slots_in_the_current_week_starts_from_now(demo_conn: Connection) -> None:
     tools = CalendarTools(demo_conn, demo_clock(at=time(9, 2)))
     text = tools.find_free_slots("priya", "2026-08-27")
     assert text.startswith(
@@ -113,7 +112,7 @@ def test_find_free_slots_in_the_current_week_starts_from_now(demo_conn: sqlite3.
 # --- create_event -------------------------------------------------------------------------
 
 
-def test_create_event_books_and_stores_the_event(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_create_event_books_and_stores_the_event(tools: CalendarTools, demo_conn: Connection) -> None:
     before = event_count(demo_conn)
     text = tools.run("create_event", {"with": "priya", "start": "2026-08-31T14:00", "minutes": 30}, "toolu_9", HOUR)
     assert text == (
@@ -154,9 +153,7 @@ def test_create_event_names_the_other_persons_local_time(tools: CalendarTools) -
     assert text.endswith("For Marco Rossi that is Mon 2026-08-31 15:00-15:30 Europe/Rome.")
 
 
-def test_a_conflict_names_the_event_and_the_free_windows_that_day(
-    tools: CalendarTools, demo_conn: sqlite3.Connection
-) -> None:
+def test_a_conflict_names_the_event_and_the_free_windows_that_day(tools: CalendarTools, demo_conn: Connection) -> None:
     before = event_count(demo_conn)
     with pytest.raises(ToolError) as raised:
         tools.create_event("priya", "2026-08-31T10:00", 30)
@@ -187,7 +184,7 @@ def test_a_conflict_on_a_day_without_windows_gives_the_weeks(tools: CalendarTool
     ],
 )
 def test_a_booking_is_refused_when_either_person_is_busy(
-    tools: CalendarTools, demo_conn: sqlite3.Connection, start: str, clash: str
+    tools: CalendarTools, demo_conn: Connection, start: str, clash: str
 ) -> None:
     before = event_count(demo_conn)
     with pytest.raises(ToolError, match="is not free") as raised:
@@ -205,32 +202,32 @@ def test_booking_twice_in_the_same_slot_is_refused_the_second_time(tools: Calend
 # --- every error path, as the model reads it ----------------------------------------------
 
 
-def owner_only(conn: sqlite3.Connection) -> None:
+def owner_only(conn: Connection) -> None:
     conn.execute(sql("DELETE FROM event_attendees"))
     conn.execute(sql("DELETE FROM events"))
     conn.execute(sql("DELETE FROM people WHERE key <> 'you'"))
 
 
-def add_alexes(conn: sqlite3.Connection) -> None:
+def add_alexes(conn: Connection) -> None:
     add_person(conn, "alex-k", "Alex Kim", "Europe/London", time(9), time(17))
     add_person(conn, "alex-m", "Alex Moore", "Europe/London", time(9), time(17))
 
 
-def add_kenji(conn: sqlite3.Connection) -> None:
+def add_kenji(conn: Connection) -> None:
     add_person(conn, "kenji", "Kenji Sato", "Asia/Tokyo", time(9), time(17))
 
 
-def book_priyas_week(conn: sqlite3.Connection) -> None:
+def book_priyas_week(conn: Connection) -> None:
     monday, saturday = datetime(2026, 8, 31, tzinfo=UTC), datetime(2026, 9, 5, tzinfo=UTC)
     add_event(conn, "Conference week", monday, saturday, ["priya"])
 
 
-def no_owner(conn: sqlite3.Connection) -> None:
+def no_owner(conn: Connection) -> None:
     owner_only(conn)
     conn.execute(sql("DELETE FROM people"))
 
 
-def nothing(conn: sqlite3.Connection) -> None:
+def nothing(conn: Connection) -> None:
     """The demo calendar as it is."""
 
 
@@ -240,7 +237,7 @@ class Case:
     tool: str
     arguments: dict[str, Any]
     expected: list[str]  # each a part of the text: the bad value, and the next step
-    setup: Callable[[sqlite3.Connection], None] = nothing
+    setup: Callable[[Connection], None] = nothing
     clock: Clock = field(default=DEMO_CLOCK)
 
 
@@ -472,7 +469,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_every_error_names_the_bad_value_and_the_next_step(demo_conn: sqlite3.Connection, case: Case) -> None:
+def test_every_error_names_the_bad_value_and_the_next_step(demo_conn: Connection, case: Case) -> None:
     case.setup(demo_conn)
     before = event_count(demo_conn)
     tools = CalendarTools(demo_conn, case.clock)

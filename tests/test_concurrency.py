@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy import text as sql
 
 from scheduler_agent.calendar.fixtures import seed_demo
@@ -117,6 +117,6 @@ def marks_of(path: Path) -> dict[str, Any]:
     return marks
 
 
-def no_other_bookings(conn: sqlite3.Connection) -> bool:
+def no_other_bookings(conn: Connection) -> bool:
     count: int = conn.execute(sql("SELECT count(*) FROM bookings")).fetchone()[0]
     return count == 0  # the CLI keeps no record

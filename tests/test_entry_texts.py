@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy import text as sql
 
 from scheduler_agent.agent.request import encode, encode_text
@@ -127,7 +127,7 @@ def test_the_journal_stores_the_same_rows_from_the_texts(tmp_path: Path) -> None
     assert [row[2] for row in rows[0]] == [len(encode(entry)) for entry in lists[0]]
 
 
-def stored_rows(conn: sqlite3.Connection, cid: int) -> list[tuple[str, str, int]]:
+def stored_rows(conn: Connection, cid: int) -> list[tuple[str, str, int]]:
     query = sql("SELECT role, content, size FROM entries WHERE conversation_id = :cid ORDER BY position")
     return [tuple(row) for row in conn.execute(query, {"cid": cid})]  # type: ignore[misc]
 

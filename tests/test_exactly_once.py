@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time as time_module
@@ -43,20 +42,18 @@ def call(tool_use_id: str, name: str = "create_event", arguments: Mapping[str, A
     return {"type": "tool_use", "id": tool_use_id, "name": name, "input": dict(arguments)}
 
 
-def roadmaps(conn: sqlite3.Connection) -> list[int]:
+def roadmaps(conn: Connection) -> list[int]:
     return [row[0] for row in conn.execute(sql("SELECT id FROM events WHERE title = 'Roadmap'"))]
 
 
-def bookings(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+def bookings(conn: Connection) -> list[tuple[Any, ...]]:
     return [tuple(row) for row in conn.execute(sql("SELECT tool_use_id, event_id, result FROM bookings"))]
 
 
 # --- the same call twice books once --------------------------------------------------------
 
 
-def test_the_same_tool_use_id_books_once_and_answers_the_same(
-    tools: CalendarTools, demo_conn: sqlite3.Connection
-) -> None:
+def test_the_same_tool_use_id_books_once_and_answers_the_same(tools: CalendarTools, demo_conn: Connection) -> None:
     first = answer_call(tools, call("toolu_a"))
     again = answer_call(tools, call("toolu_a"))
     assert again == first
@@ -66,7 +63,7 @@ def test_the_same_tool_use_id_books_once_and_answers_the_same(
     assert bookings(demo_conn) == [("toolu_a", event_id, first["content"])]
 
 
-def test_a_recorded_booking_is_returned_without_any_check(demo_conn: sqlite3.Connection) -> None:
+def test_a_recorded_booking_is_returned_without_any_check(demo_conn: Connection) -> None:
     text = CalendarTools(demo_conn, CLOCK).create_event(
         "priya", "2026-08-31T14:00", 30, "Roadmap", tool_use_id="toolu_a"
     )
@@ -77,7 +74,7 @@ def test_a_recorded_booking_is_returned_without_any_check(demo_conn: sqlite3.Con
     assert len(roadmaps(demo_conn)) == 1
 
 
-def test_another_call_for_the_same_slot_is_a_conflict(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_another_call_for_the_same_slot_is_a_conflict(tools: CalendarTools, demo_conn: Connection) -> None:
     answer_call(tools, call("toolu_a"))
     other = answer_call(tools, call("toolu_b"))
     assert other["is_error"] is True
@@ -87,13 +84,13 @@ def test_another_call_for_the_same_slot_is_a_conflict(tools: CalendarTools, demo
     assert [row[0] for row in bookings(demo_conn)] == ["toolu_a"]  # a failed call records nothing
 
 
-def test_without_a_tool_use_id_no_record_is_kept(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_without_a_tool_use_id_no_record_is_kept(tools: CalendarTools, demo_conn: Connection) -> None:
     tools.create_event("priya", "2026-08-31T14:00", 30, "Roadmap")
     assert len(roadmaps(demo_conn)) == 1
     assert bookings(demo_conn) == []
 
 
-def test_a_cancelled_booking_is_still_not_made_again(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_a_cancelled_booking_is_still_not_made_again(tools: CalendarTools, demo_conn: Connection) -> None:
     first = answer_call(tools, call("toolu_a"))
     [event_id] = roadmaps(demo_conn)
     cancelled = cancel_event(demo_conn, event_id)
@@ -135,7 +132,7 @@ def test_deadline() -> None:
         Deadline(ends_at=0.0, seconds=5).check("create_event")
 
 
-def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_a_passed_deadline_commits_nothing_and_says_so(tools: CalendarTools, demo_conn: Connection) -> None:
     before = demo_conn.execute(sql("SELECT count(*) FROM events")).fetchone()[0]
     outcome = run_call(tools, call("toolu_a"), Deadline.after(0))
     assert outcome.status is CallStatus.TIMED_OUT
@@ -165,7 +162,7 @@ class LateTools(CalendarTools):
         raise DeadlineExceeded(Deadline(0.0, 30), name)
 
 
-def test_a_timeout_after_the_commit_says_the_booking_was_made(demo_conn: sqlite3.Connection) -> None:
+def test_a_timeout_after_the_commit_says_the_booking_was_made(demo_conn: Connection) -> None:
     outcome = run_call(LateTools(demo_conn, CLOCK), call("toolu_a"))
     [event_id] = roadmaps(demo_conn)
     assert outcome.status is CallStatus.TIMED_OUT
@@ -176,7 +173,7 @@ def test_a_timeout_after_the_commit_says_the_booking_was_made(demo_conn: sqlite3
     assert f"Event id: {event_id}. Do not book it again." in text
 
 
-def test_a_timed_out_read_only_tool_says_nothing_changed(demo_conn: sqlite3.Connection) -> None:
+def test_a_timed_out_read_only_tool_says_nothing_changed(demo_conn: Connection) -> None:
     class SlowTools(CalendarTools):
         def run(self, name: str, arguments: Mapping[str, Any], tool_use_id: str, deadline: Deadline) -> str:
             raise DeadlineExceeded(Deadline(0.0, 30), name)
@@ -194,7 +191,7 @@ def test_a_timed_out_read_only_tool_says_nothing_changed(demo_conn: sqlite3.Conn
 class CtrlC(CalendarTools):
     """Ctrl-C while the tool runs: before anything is written, or right after the commit."""
 
-    def __init__(self, conn: sqlite3.Connection, *, after_commit: bool) -> None:
+    def __init__(self, conn: Connection, *, after_commit: bool) -> None:
         super().__init__(conn, CLOCK)
         self.after_commit = after_commit
 
@@ -204,7 +201,7 @@ class CtrlC(CalendarTools):
         raise KeyboardInterrupt
 
 
-def test_ctrl_c_before_the_write_answers_the_call_and_stops(demo_conn: sqlite3.Connection) -> None:
+def test_ctrl_c_before_the_write_answers_the_call_and_stops(demo_conn: Connection) -> None:
     with pytest.raises(Interrupted) as raised:
         answer_call(CtrlC(demo_conn, after_commit=False), call("toolu_a"))
     assert isinstance(raised.value, KeyboardInterrupt)  # whoever does not know it still stops
@@ -221,7 +218,7 @@ def test_ctrl_c_before_the_write_answers_the_call_and_stops(demo_conn: sqlite3.C
     assert roadmaps(demo_conn) == []
 
 
-def test_ctrl_c_after_the_write_says_the_booking_was_made(demo_conn: sqlite3.Connection) -> None:
+def test_ctrl_c_after_the_write_says_the_booking_was_made(demo_conn: Connection) -> None:
     with pytest.raises(Interrupted) as raised:
         answer_call(CtrlC(demo_conn, after_commit=True), call("toolu_a"))
     [event_id] = roadmaps(demo_conn)

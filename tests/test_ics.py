@@ -4,7 +4,6 @@ expanded into busy time, all-or-nothing imports, and a round trip."""
 from __future__ import annotations
 
 import re
-import sqlite3
 import subprocess
 import sys
 from datetime import UTC, date, datetime, time
@@ -15,6 +14,7 @@ import icalendar
 import pytest
 from click.testing import CliRunner, Result
 from helpers import demo_clock
+from sqlalchemy import Connection
 from sqlalchemy import text as sql
 
 from scheduler_agent.agent.toolbox import ToolError
@@ -55,7 +55,7 @@ def write(tmp_path: Path, text: str, name: str = "cal.ics") -> Path:
     return path
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path) -> Connection:
     return database.connect(path)
 
 

@@ -3,7 +3,6 @@ what the range reads need, keep working."""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from scheduler_agent.storage import db, migrations
 from scheduler_agent.storage.migrations import HEAD
 
 
-def old_people(conn: sqlite3.Connection) -> None:
+def old_people(conn: Connection) -> None:
     """The owner and Priya as the schema before m012 stores people (later columns did not exist yet)."""
     with db.transaction(conn):
         conn.execute(sql("INSERT INTO people VALUES ('you', 'Jordan Lee', 'Europe/London', '09:00', '17:00')"))

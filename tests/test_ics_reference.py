@@ -8,9 +8,9 @@ The zones' names are unusual on purpose: icalendar remembers a VTIMEZONE by its 
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
+from sqlalchemy import Connection
 from sqlalchemy import text as sql
 from test_ics import busy, connect, imported, invoke
 
@@ -22,7 +22,7 @@ def import_as_priya(demo_db: Path, name: str) -> list[str]:
 
 
 def stored_zone(path: Path, title: str) -> str | None:
-    conn: sqlite3.Connection = connect(path)
+    conn: Connection = connect(path)
     try:
         zone: str | None = conn.execute(sql("SELECT tz FROM events WHERE title = :title"), {"title": title}).fetchone()[
             0

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 from helpers import DEMO_TODAY, DUMMY_KEY, rows
+from sqlalchemy import Connection
 
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.mcp_client.connection import result_content
@@ -269,7 +269,7 @@ def test_a_server_over_streamable_http(demo_db: Path, other_db: Path) -> None:
 
 
 def test_the_workers_list_and_store_a_turns_tools_and_go_on_only_with_the_same_server(
-    demo_conn: sqlite3.Connection, other_db: Path
+    demo_conn: Connection, other_db: Path
 ) -> None:
     from scheduler_agent.mcp_client.servers import parse_spec
     from scheduler_agent.mcp_client.toolbox import McpServers

@@ -3,7 +3,6 @@ as find_free_slots and create_event apply them."""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -56,7 +55,7 @@ def test_also_finds_where_everyone_works_and_is_free(tools: CalendarTools) -> No
     assert windows(text) == ["Mon 2026-08-31 14:00-15:00"]  # Aiko starts at 14:00 London time
 
 
-def test_a_booking_with_also_invites_everyone(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_a_booking_with_also_invites_everyone(tools: CalendarTools, demo_conn: Connection) -> None:
     arguments = {"with": "priya", "also": ["aiko", "priya"], "start": "2026-08-31T14:00", "minutes": 60}
     text = tools.run("create_event", arguments, "toolu_c", Deadline.after(5))
     assert text == (
@@ -81,7 +80,7 @@ def test_a_booking_outside_one_attendees_hours_names_them(tools: CalendarTools) 
     )
 
 
-def test_an_empty_week_says_whose_calendar_blocks_it(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_an_empty_week_says_whose_calendar_blocks_it(tools: CalendarTools, demo_conn: Connection) -> None:
     monday_two = datetime(2026, 8, 31, 13, 0, tzinfo=UTC)
     add_event(demo_conn, "Aiko's offsite", monday_two, monday_two.replace(hour=14), ["aiko"])
     with pytest.raises(ToolError) as raised:
@@ -96,7 +95,7 @@ def test_an_empty_week_says_whose_calendar_blocks_it(tools: CalendarTools, demo_
 # --- people as they really work ---------------------------------------------------------------
 
 
-def test_a_lunch_break_and_a_day_off_take_time_out(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_a_lunch_break_and_a_day_off_take_time_out(tools: CalendarTools, demo_conn: Connection) -> None:
     edit_person(demo_conn, "priya", lunch=(time(14, 0), time(14, 30)), days=parse_days(["wed=off"]))
     assert windows(find(tools, person="priya")) == ["Mon 2026-08-31 09:00-09:30", "Mon 2026-08-31 14:30-15:00"]
     booked = answer_call(
@@ -113,12 +112,12 @@ def test_a_lunch_break_and_a_day_off_take_time_out(tools: CalendarTools, demo_co
     assert "both work 09:00-14:00, 14:30-17:00 Europe/London" in booked["content"]
 
 
-def test_hours_per_weekday_and_dates_off(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_hours_per_weekday_and_dates_off(tools: CalendarTools, demo_conn: Connection) -> None:
     edit_person(demo_conn, "priya", days=parse_days(["mon=14:30-17:00"]), days_off=(date(2026, 9, 2),))
     assert windows(find(tools, person="priya")) == ["Mon 2026-08-31 14:30-15:00"]
 
 
-def test_a_buffer_keeps_time_free_around_meetings(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_a_buffer_keeps_time_free_around_meetings(tools: CalendarTools, demo_conn: Connection) -> None:
     edit_person(demo_conn, "priya", buffer_minutes=15)  # her workshop ends at 14:00 Monday
     found = windows(find(tools, person="priya"))
     assert "Mon 2026-08-31 14:15-15:00" in found
@@ -136,7 +135,7 @@ def test_a_buffer_keeps_time_free_around_meetings(tools: CalendarTools, demo_con
     assert "(within Priya Raman's 15-minute buffer)" in block["content"]
 
 
-def test_the_same_tools_see_each_edit_at_the_next_call(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_the_same_tools_see_each_edit_at_the_next_call(tools: CalendarTools, demo_conn: Connection) -> None:
     """A person is parsed once per distinct stored row (types.person_from_row): the next call after an edit
     reads the edited person, and after the edit is undone answers as the first call did."""
     before = find(tools, person="priya")
@@ -150,7 +149,7 @@ def test_the_same_tools_see_each_edit_at_the_next_call(tools: CalendarTools, dem
     assert find(tools, person="priya") == before
 
 
-def test_bad_hours_are_refused_with_an_example(demo_conn: sqlite3.Connection) -> None:
+def test_bad_hours_are_refused_with_an_example(demo_conn: Connection) -> None:
     with pytest.raises(CalendarError, match="--day 'sat=10:00-12:00' is not WEEKDAY=HOURS"):
         parse_days(["sat=10:00-12:00"])
     with pytest.raises(CalendarError, match="buffer 500 is out of range"):
@@ -162,7 +161,7 @@ def test_bad_hours_are_refused_with_an_example(demo_conn: sqlite3.Connection) ->
 # --- the owner's rules ---------------------------------------------------------------------
 
 
-def test_not_before_leaves_mornings_out_and_is_named(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_not_before_leaves_mornings_out_and_is_named(tools: CalendarTools, demo_conn: Connection) -> None:
     add_preference(demo_conn, "No meetings before 10am", "not_before", "10:00")
     text = find(tools, person="priya")
     assert windows(text) == ["Mon 2026-08-31 14:00-15:00"]
@@ -174,7 +173,7 @@ def test_not_before_leaves_mornings_out_and_is_named(tools: CalendarTools, demo_
         tools.run("create_event", early, "toolu_c", Deadline.after(5))
 
 
-def test_not_after_no_days_and_max_per_day(tools: CalendarTools, demo_conn: sqlite3.Connection) -> None:
+def test_not_after_no_days_and_max_per_day(tools: CalendarTools, demo_conn: Connection) -> None:
     add_preference(demo_conn, None, "not_after", "14:30")
     assert windows(find(tools, person="priya")) == [
         "Mon 2026-08-31 09:00-09:30",
@@ -200,14 +199,12 @@ def test_not_after_no_days_and_max_per_day(tools: CalendarTools, demo_conn: sqli
         ("sometimes", "x", "unknown rule 'sometimes'"),
     ],
 )
-def test_a_bad_rule_is_refused(demo_conn: sqlite3.Connection, rule: str, value: str, message: str) -> None:
+def test_a_bad_rule_is_refused(demo_conn: Connection, rule: str, value: str, message: str) -> None:
     with pytest.raises(CalendarError, match=message):
         add_preference(demo_conn, None, rule, value)
 
 
-def test_a_week_of_days_off_says_so_and_names_the_next_week(
-    tools: CalendarTools, demo_conn: sqlite3.Connection
-) -> None:
+def test_a_week_of_days_off_says_so_and_names_the_next_week(tools: CalendarTools, demo_conn: Connection) -> None:
     week = tuple(date(2026, 8, 31) + timedelta(days=offset) for offset in range(5))  # Monday to Friday
     edit_person(demo_conn, "priya", days_off=week)
     with pytest.raises(ToolError) as raised:

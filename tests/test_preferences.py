@@ -3,7 +3,6 @@ rendered again on each new user turn, sent as stored on a resume; carried by a c
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import date, time
 from pathlib import Path
 
@@ -37,7 +36,7 @@ CLOCK = demo_clock()
 BLOCK = "Standing preferences of Jordan Lee"
 
 
-def test_without_preferences_the_prompt_is_the_template_with_nothing_added(demo_conn: sqlite3.Connection) -> None:
+def test_without_preferences_the_prompt_is_the_template_with_nothing_added(demo_conn: Connection) -> None:
     prompt = system_prompt(demo_conn, CLOCK)
     assert BLOCK not in prompt
     assert "- priya: Priya Raman, Europe/London\n\nHow to work:" in prompt  # the people, then straight on
@@ -57,7 +56,7 @@ def test_without_preferences_the_prompt_is_the_template_with_nothing_added(demo_
     assert prompt == expected
 
 
-def test_preferences_are_rendered_after_the_people(demo_conn: sqlite3.Connection) -> None:
+def test_preferences_are_rendered_after_the_people(demo_conn: Connection) -> None:
     add_preference(demo_conn, "No meetings before 10am", "not_before", "10:00")
     add_preference(demo_conn, "Prefer afternoons for 1:1s")
     prompt = system_prompt(demo_conn, CLOCK)
@@ -71,7 +70,7 @@ def test_preferences_are_rendered_after_the_people(demo_conn: sqlite3.Connection
     assert "#1" not in system_prompt(demo_conn, CLOCK)
 
 
-def test_a_new_turn_renders_them_again_and_a_resume_sends_the_stored_prompt(demo_conn: sqlite3.Connection) -> None:
+def test_a_new_turn_renders_them_again_and_a_resume_sends_the_stored_prompt(demo_conn: Connection) -> None:
     with scripted_send([Reply([text("Hello.")]), OVERLOADED, Reply([text("Resumed.")])]) as (send, server):
         session = Session(demo_conn, CLOCK, send, Settings("claude-sonnet-5-5", 5), ignore)
         session.store()
@@ -91,7 +90,7 @@ def test_a_new_turn_renders_them_again_and_a_resume_sends_the_stored_prompt(demo
     assert "Never before 11" not in third
 
 
-def test_the_fixture_carries_preferences_and_real_hours(demo_conn: sqlite3.Connection, tmp_path: Path) -> None:
+def test_the_fixture_carries_preferences_and_real_hours(demo_conn: Connection, tmp_path: Path) -> None:
     edit_person(
         demo_conn,
         "priya",
