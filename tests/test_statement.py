@@ -55,6 +55,31 @@ def test_a_driver_error_is_sqlalchemys_and_the_transaction_is_rolled_back(any_db
     conn.close()
 
 
+def test_many_writes_each_row_once_and_a_rollback_takes_them_all_back(any_db: Path | str) -> None:
+    conn = db.open_db(any_db)
+    rows = [{"id": n, "text": f"preference {n}"} for n in range(1, 251)]
+    with db.transaction(conn):
+        assert INSERT.many(conn, rows) == 250
+    assert INSERT.many(conn, iter([])) == 0  # nothing to write: no statement
+    with pytest.raises(RuntimeError), db.transaction(conn):
+        INSERT.many(conn, ({"id": n, "text": "rolled back"} for n in range(300, 310)))  # any iterable
+        raise RuntimeError("the block fails")
+    found = conn.execute(text("SELECT id, text FROM preferences ORDER BY id")).all()
+    assert [tuple(row) for row in found] == [(n, f"preference {n}") for n in range(1, 251)]
+    conn.close()
+
+
+def test_many_raises_sqlalchemys_error_and_writes_none_of_the_batch(any_db: Path | str) -> None:
+    conn = db.open_db(any_db)
+    INSERT.run(conn, {"id": 1, "text": "kept"})
+    with pytest.raises(IntegrityError) as raised, db.transaction(conn):
+        INSERT.many(conn, [{"id": 2, "text": "taken back"}, {"id": 1, "text": "a second id 1"}])
+    assert raised.value.orig is not None
+    assert "INSERT INTO preferences" in str(raised.value)
+    assert Statement("SELECT id FROM preferences ORDER BY id").rows(conn) == [(1,)]
+    conn.close()
+
+
 def test_a_connection_the_server_dropped_is_invalidated(pg_url: str) -> None:
     conn = db.open_db(pg_url)
     pid = Statement("SELECT pg_backend_pid()").scalar(conn)

@@ -73,7 +73,12 @@ _ROW_NAMES = ("title", "start_utc", "end_utc", "tz", "all_day", "rrule", "rdates
 _INSERT_COLUMNS = f"id, {', '.join(_ROW_NAMES)}"
 _INSERT_VALUES = ", ".join(f":{name}" for name in ("id", *_ROW_NAMES))
 _INSERT_EVENT = text(f"INSERT INTO events ({_INSERT_COLUMNS}) VALUES ({_INSERT_VALUES}) RETURNING id")
-_INSERT_EVENTS = text(f"INSERT INTO events ({_INSERT_COLUMNS}, created_at) VALUES ({_INSERT_VALUES}, :created_at)")
+_INSERT_EVENTS = Statement(f"INSERT INTO events ({_INSERT_COLUMNS}, created_at) VALUES ({_INSERT_VALUES}, :created_at)")
+_NEXT_ID = Statement("SELECT coalesce(max(id), 0) + 1 FROM events")
+_ATTEND_BATCH = Statement(
+    "INSERT INTO event_attendees (event_id, person_key) SELECT id, :person_key FROM events "
+    "WHERE id >= :first AND id < :after"
+)
 
 
 def checked_row(
@@ -118,25 +123,20 @@ def add_events(
     with transaction(conn):
         _check_attendees(conn, (person_key,))
         lock_events(conn)  # no insert in between: the ids stay free
-        first = conn.execute(text("SELECT coalesce(max(id), 0) + 1 FROM events")).scalar_one()
+        first = _NEXT_ID.scalar(conn)
         ids = list(range(first, first + len(rows)))
         created = to_utc_text(datetime.now(UTC))  # once for the batch: the column's default is worked out per row
         if not rows:
             return ids
-        conn.execute(
-            _INSERT_EVENTS,
+        _INSERT_EVENTS.many(  # on the driver: SQLAlchemy's executemany binds each row through its compiler
+            conn,
             [
                 {"id": event_id, **_row_args(row), "created_at": created}
                 for event_id, row in zip(ids, rows, strict=True)
             ],
         )
-        conn.execute(  # the rows just written, from SQLite's side: no row of parameters made or bound for each
-            text(
-                "INSERT INTO event_attendees (event_id, person_key) SELECT id, :person_key FROM events "
-                "WHERE id >= :first AND id < :after"
-            ),
-            {"person_key": person_key, "first": first, "after": first + len(rows)},
-        )
+        # the rows just written, from the database's side: no row of parameters made or bound for each
+        _ATTEND_BATCH.run(conn, {"person_key": person_key, "first": first, "after": first + len(rows)})
         for event_id, row, (recurrence, components) in zip(ids, rows, series, strict=True):
             _store_repeat(conn, event_id, row, recurrence, components)
     return ids

@@ -19,6 +19,7 @@ from scheduler_agent.calendar.recurrence import check_rule
 from scheduler_agent.calendar.series import components_of, store_recurrence, store_series
 from scheduler_agent.calendar.types import CalendarError, ImportCounts, ImportedEvent, Recurrence, to_utc_text
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.statement import Statement
 
 HERE = "X-SCHEDULER-AGENT-EVENT"  # the property `calendar export` writes an event's key in
 _EVENT_KEY = re.compile(r"event-([0-9]+)-[0-9]{8}T[0-9]{6}Z-[0-9a-f]+")
@@ -167,17 +168,20 @@ def _add_new(
     ]
     ids = add_events(conn, person_key, rows, [(item.recurrence, item.components) for _, item in fresh])
     if ids:
-        conn.execute(
-            text(
-                "INSERT INTO event_sources (event_id, person_key, origin, uid, recurrence_id) "
-                "VALUES (:event_id, :person_key, :origin, :uid, :recurrence_id)"
-            ),
+        _INSERT_SOURCES.many(
+            conn,
             [
                 {"event_id": event_id, "person_key": person_key, "origin": origin, "uid": uid, "recurrence_id": rid}
                 for event_id, ((uid, rid), _) in zip(ids, fresh, strict=True)
             ],
         )
     return ids
+
+
+_INSERT_SOURCES = Statement(
+    "INSERT INTO event_sources (event_id, person_key, origin, uid, recurrence_id) "
+    "VALUES (:event_id, :person_key, :origin, :uid, :recurrence_id)"
+)
 
 
 def _recurrence_id_text(moment: datetime | None) -> str:

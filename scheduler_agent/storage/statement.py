@@ -20,7 +20,7 @@ context, about 50 µs), so this module is ours.
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import Connection, text
@@ -51,6 +51,29 @@ class Statement:
             return driver.execute(sql, args)  # type: ignore[union-attr]
         except conn.dialect.loaded_dbapi.Error as error:
             raise _raised_as_sqlalchemy_would(conn, sql, args, error) from error
+
+    def many(self, conn: Connection, params_seq: Iterable[Params]) -> int:
+        """Run a write once for each set of parameters, through the driver's `executemany` (one call, not a
+        statement each: SQLAlchemy's own executemany binds every row through its compiler, about 20 µs a row);
+        how many rows it changed. Errors as `cursor`'s."""
+        compiled = self._compiled.get(conn.dialect.name) or self._compile(conn)
+        sql, order = compiled
+        args: Any = params_seq
+        if order is not None:
+            args = [tuple([params[name] for name in order]) for params in params_seq]
+        elif not isinstance(params_seq, list):
+            args = list(params_seq)
+        if not args:
+            return 0
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.executemany(sql, args)
+        except conn.dialect.loaded_dbapi.Error as error:
+            raise _raised_as_sqlalchemy_would(conn, sql, args, error) from error
+        finally:
+            rowcount = cursor.rowcount
+            cursor.close()
+        return int(rowcount)
 
     def run(self, conn: Connection, params: Params | None = None) -> int:
         """Run a write; how many rows it changed."""
