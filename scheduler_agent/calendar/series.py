@@ -55,16 +55,9 @@ def store_series(
 ) -> None:
     """Keep `components` as event `event_id`'s series (replacing any) and materialise its near span."""
     version = digest(components, zone, day_zone)
-    conn.execute(text("DELETE FROM occurrences WHERE event_id = :event_id"), {"event_id": event_id})
-    conn.execute(
-        text(
-            "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (:event_id, "
-            ":components, :version, :zone, :day_zone) "
-            "ON CONFLICT (event_id) DO UPDATE SET components = excluded.components, version = excluded.version, "
-            "zone = excluded.zone, day_zone = excluded.day_zone, expanded_from = NULL, expanded_until = NULL, "
-            "far_from = NULL, far_until = NULL"
-        ),
-        {"event_id": event_id, "components": components, "version": version, "zone": zone, "day_zone": day_zone},
+    _DROP_ALL.run(conn, {"event_id": event_id})
+    _KEEP.run(
+        conn, {"event_id": event_id, "components": components, "version": version, "zone": zone, "day_zone": day_zone}
     )
     first = _first(conn, event_id)
     moment = now or datetime.now(UTC)
@@ -76,18 +69,28 @@ def store_series(
         found = expand(components, zone, day_zone, *span, first=first, cap=MATERIALISE_CAP)
     except CalendarError:
         return  # too dense to keep: each window expands it (and says so if even that is too much)
-    if found:
-        conn.execute(
-            _INSERT,
-            [
-                {"id": event_id, "start": to_utc_text(o.start), "end": to_utc_text(o.end), "title": o.title}
-                for o in found
-            ],
-        )
-    conn.execute(
-        text("UPDATE event_series SET expanded_from = :expanded_from, expanded_until = :until WHERE event_id = :id"),
-        {"expanded_from": to_utc_text(span[0]), "until": to_utc_text(span[1]), "id": event_id},
-    )
+    _INSERT.many(conn, _rows(event_id, found))
+    _SPANNED.run(conn, {"expanded_from": to_utc_text(span[0]), "until": to_utc_text(span[1]), "id": event_id})
+
+
+def _rows(event_id: int, found: list[Occurrence]) -> list[dict[str, Any]]:
+    return [{"id": event_id, "start": to_utc_text(o.start), "end": to_utc_text(o.end), "title": o.title} for o in found]
+
+
+# A series is written with every event a calendar import or a feed refresh brings: on the driver
+# (storage/statement.py), its occurrences in one executemany.
+_DROP_ALL = Statement("DELETE FROM occurrences WHERE event_id = :event_id")
+_KEEP = Statement(
+    "INSERT INTO event_series (event_id, components, version, zone, day_zone) VALUES (:event_id, "
+    ":components, :version, :zone, :day_zone) "
+    "ON CONFLICT (event_id) DO UPDATE SET components = excluded.components, version = excluded.version, "
+    "zone = excluded.zone, day_zone = excluded.day_zone, expanded_from = NULL, expanded_until = NULL, "
+    "far_from = NULL, far_until = NULL"
+)
+_SPANNED = Statement(
+    "UPDATE event_series SET expanded_from = :expanded_from, expanded_until = :until WHERE event_id = :id"
+)
+_FIRST = Statement("SELECT start_utc, end_utc FROM events WHERE id = :event_id")
 
 
 # --- reaching past the spans: a search materialises what it needs, once ----------------------------------
@@ -101,12 +104,12 @@ _UNCOVERED = Statement(
     named=True,
 )
 # Claimed only if no one moved the spans since they were read (another process reaching the same window).
-_CLAIM = text(
+_CLAIM = Statement(
     "UPDATE event_series SET expanded_until = :until, far_from = :far_from, far_until = :far_until "
     "WHERE event_id = :id AND expanded_until = :old_until AND coalesce(far_from, '') = :old_far_from"
 )
-_DROP = text("DELETE FROM occurrences WHERE event_id = :id AND start_utc >= :from_utc AND start_utc < :until")
-_INSERT = text("INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (:id, :start, :end, :title)")
+_DROP = Statement("DELETE FROM occurrences WHERE event_id = :id AND start_utc >= :from_utc AND start_utc < :until")
+_INSERT = Statement("INSERT INTO occurrences (event_id, start_utc, end_utc, title) VALUES (:id, :start, :end, :title)")
 
 
 def reach(conn: Connection, window: Mapping[str, str]) -> bool:
@@ -160,18 +163,11 @@ def _extend(conn: Connection, row: Any, lower: datetime, end: datetime) -> None:
         "old_far_from": row.far_from or "",
     }
     with transaction(conn):
-        if conn.execute(_CLAIM, claim).rowcount != 1:
+        if _CLAIM.run(conn, claim) != 1:
             return  # another search reached it first
         if drop is not None:
-            conn.execute(_DROP, {"id": row.id, "from_utc": to_utc_text(drop[0]), "until": to_utc_text(drop[1])})
-        if found:
-            conn.execute(
-                _INSERT,
-                [
-                    {"id": row.id, "start": to_utc_text(o.start), "end": to_utc_text(o.end), "title": o.title}
-                    for o in found
-                ],
-            )
+            _DROP.run(conn, {"id": row.id, "from_utc": to_utc_text(drop[0]), "until": to_utc_text(drop[1])})
+        _INSERT.many(conn, _rows(row.id, found))
 
 
 def store_recurrence(conn: Connection, event_id: int, tz: str, recurrence: Recurrence, title: str) -> None:
@@ -181,7 +177,7 @@ def store_recurrence(conn: Connection, event_id: int, tz: str, recurrence: Recur
 
 
 def _first(conn: Connection, event_id: int) -> tuple[datetime, datetime]:
-    row = conn.execute(text("SELECT start_utc, end_utc FROM events WHERE id = :event_id"), {"event_id": event_id}).one()
+    row = _FIRST.first(conn, {"event_id": event_id})
     return from_utc_text(row[0]), from_utc_text(row[1])
 
 
