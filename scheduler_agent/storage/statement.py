@@ -8,8 +8,8 @@ result's column metadata, events); the driver's own `execute` about 20 µs. An i
 three to five statements and a calendar tool reads five to seven, so those are `Statement`s: written once with
 named parameters like any `text()`, compiled for the connection's dialect the first time they meet it (the
 driver's SQL and, for SQLite, the parameters' order), then run on the connection's DBAPI connection. Nothing
-else changes: the transaction a `storage.db.transaction` block opened (through SQLAlchemy) holds them, and a
-driver error is raised as `Connection.execute` raises it (`DBAPIError.instance`: `IntegrityError`,
+else changes: the transaction a `storage.db.transaction` block opened (on the same driver connection) holds
+them, and a driver error is raised as `Connection.execute` raises it (`DBAPIError.instance`: `IntegrityError`,
 `OperationalError`, ...), the connection invalidated when it was lost. Rows are the driver's tuples, or
 named tuples (`named=True`: `row.column` and `row._fields`, as SQLAlchemy's `Row` has).
 

@@ -27,6 +27,7 @@ from sqlalchemy import text
 
 from scheduler_agent.calendar.types import OWNER_KEY, SET_OWNER_HINT, CalendarError
 from scheduler_agent.storage.db import transaction
+from scheduler_agent.storage.statement import Statement
 
 if TYPE_CHECKING:
     from caldav.davclient import DAVClient
@@ -146,11 +147,14 @@ def set_contact(conn: Db, key: str, email: str | None, caldav_url: str | None) -
         )
 
 
+# Read before every read of a connected calendar (whose calendars are shared): on the driver (storage/statement.py).
+_CONTACTS = Statement(
+    "SELECT p.key, c.email, c.caldav_url FROM people p LEFT JOIN person_contacts c ON c.person_key = p.key"
+)
+
+
 def contacts(conn: Db) -> dict[str, Contact]:
-    rows = conn.execute(
-        text("SELECT p.key, c.email, c.caldav_url FROM people p LEFT JOIN person_contacts c ON c.person_key = p.key")
-    )
-    return {row.key: Contact(row.key, row.email, row.caldav_url) for row in rows}
+    return {key: Contact(key, email, url) for key, email, url in _CONTACTS.rows(conn)}
 
 
 # --- the password -----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from datetime import datetime
 from sqlalchemy import Connection, text
 
 from scheduler_agent.calendar.types import OWNER_KEY, from_utc_text, to_utc_text
+from scheduler_agent.storage.statement import Statement
 
 ORIGIN = "caldav"  # event_sources.origin of the server's events
 BUSY_ORIGIN = "caldav-busy"  # event_sources.origin of a person's busy time read from their shared calendar (people.py)
@@ -42,11 +43,14 @@ class Resource:
     cid: int = 0  # its row's id: the id the model was given before m041
 
 
+# Read before every read of a connected calendar (is the replica fresh?): on the driver (storage/statement.py).
+_SYNC_STATE = Statement(
+    "SELECT sync_token, synced_at, sync_failed, scheduling FROM caldav_connections WHERE person_key = :you"
+)
+
+
 def sync_state(conn: Connection) -> SyncState | None:
-    row = conn.execute(
-        text("SELECT sync_token, synced_at, sync_failed, scheduling FROM caldav_connections WHERE person_key = :you"),
-        {"you": OWNER_KEY},
-    ).fetchone()
+    row = _SYNC_STATE.first(conn, {"you": OWNER_KEY})
     if row is None:
         return None
     token, synced, failed, scheduling = tuple(row)
