@@ -72,7 +72,10 @@ def queue(temporal: TemporalServer) -> str:
 
 def all_completed(address: str, keys: list[TurnKey]) -> None:
     """Every turn's workflow completes (a moment after its last step stored the answer), as the server says."""
-    until("every workflow completed", 60, lambda: set(statuses(address, keys).values()) == {COMPLETED}, 0.5)
+    try:
+        until("every workflow completed", 60, lambda: set(statuses(address, keys).values()) == {COMPLETED}, 0.5)
+    except AssertionError as exc:  # which did not, and how each stands: what to look for in the workers' output
+        raise AssertionError(f"{exc}; the workflows' statuses by conversation: {statuses(address, keys)}") from None
 
 
 def each_slot_booked_once(store: str, slots: range) -> None:
