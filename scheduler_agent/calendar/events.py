@@ -200,18 +200,29 @@ _REPEATS = "(e.rrule IS NOT NULL OR e.rdates <> '')"
 _ATTENDS = "EXISTS (SELECT 1 FROM event_attendees a WHERE a.event_id = e.id AND a.person_key = :person)"
 _KEYS = "(SELECT {aggregate_strings}(k.person_key, ' ') FROM event_attendees k WHERE k.event_id = e.id)"
 _COVERED = COVERED  # one of the series' materialised spans holds the window (calendar/series.py)
+
+
 # Single events by an indexed range on start_utc (bounded below by the longest event), and the materialised
 # occurrences of series whose spans cover the window, the same way: neither scans the table.
-_INDEXED = (
-    f"SELECT e.id, e.title, e.start_utc, e.end_utc, 0 AS recurring, {_KEYS} AS keys FROM events e "
-    "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
-    f"AND e.rrule IS NULL AND e.rdates = '' AND {_ATTENDS} "
-    "UNION ALL "
-    f"SELECT e.id, o.title, o.start_utc, o.end_utc, 1 AS recurring, {_KEYS} AS keys "
-    "FROM occurrences o JOIN event_series s ON s.event_id = o.event_id JOIN events e ON e.id = o.event_id "
-    "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
-    f"AND {_COVERED} AND {_ATTENDS}"
-)
+def _indexed(covered: bool) -> str:
+    """The events and occurrences that overlap the window, read from the index. `covered`: only the occurrences of
+    series whose spans cover the window (`COVERED`); without it, every occurrence (when `reach` found every series
+    covering the window, as it usually does, so no series' row is read)."""
+    series = " JOIN event_series s ON s.event_id = o.event_id" if covered else ""
+    spans = f"AND {_COVERED} " if covered else ""
+    return (
+        f"SELECT e.id, e.title, e.start_utc, e.end_utc, 0 AS recurring, {_KEYS} AS keys FROM events e "
+        "WHERE e.start_utc < :end AND e.start_utc >= :event_lower AND e.end_utc > :start "
+        f"AND e.rrule IS NULL AND e.rdates = '' AND {_ATTENDS} "
+        "UNION ALL "
+        f"SELECT e.id, o.title, o.start_utc, o.end_utc, 1 AS recurring, {_KEYS} AS keys "
+        f"FROM occurrences o{series} JOIN events e ON e.id = o.event_id "
+        "WHERE o.start_utc < :end AND o.start_utc >= :occurrence_lower AND o.end_utc > :start "
+        f"{spans}AND {_ATTENDS}"
+    )
+
+
+_INDEXED = _indexed(covered=True)
 # Series no span covers (through the partial index on repeating events): expanded here.
 _LIVE = (
     f"SELECT {_EVENT_COLUMNS}, s.components, s.zone, s.day_zone, {_KEYS} AS keys "
@@ -235,10 +246,7 @@ def _statements(template: str) -> dict[str, Statement]:
 
 
 _INDEXED_BY_DIALECT = _statements(_INDEXED)
-# The same when every series covers the window (`reach` found none that does not): no series' row to read.
-_EVERY_SERIES_COVERED = _INDEXED.replace(" JOIN event_series s ON s.event_id = o.event_id", "").replace(
-    f" AND {_COVERED}", ""
-)
+_EVERY_SERIES_COVERED = _indexed(covered=False)
 _EVERY_SERIES_COVERED_BY_DIALECT = _statements(_EVERY_SERIES_COVERED)
 _LIVE_BY_DIALECT = per_dialect(_LIVE)
 
