@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from scheduler_agent.agent.collector import collector_paused
 from scheduler_agent.agent.errors import AgentError
-from scheduler_agent.agent.request import encode_text, framed_size, utf8_length
+from scheduler_agent.agent.request import encode_text, framed, framed_size, utf8_length
 from scheduler_agent.agent.types import JSON
 from scheduler_agent.grammar.check import rules_digest
 from scheduler_agent.storage.db import transaction
@@ -157,13 +157,12 @@ def _entry_rows(conn: Connection, cid: int) -> list[tuple[str, int | None]]:
     rows: list[tuple[str, int | None]] = []
     add = rows.append
     for role, content, size in _ENTRIES.rows(conn, {"cid": cid}):
-        text = f'{{"role":{_QUOTED.get(role) or encode_text(role)},"content":{content}}}'  # `framed`, inline
+        text = framed(role, content)
         add((text, size if size == utf8_length(text) else None))
     return rows
 
 
 _ENTRIES = Statement("SELECT role, content, size FROM entries WHERE conversation_id = :cid ORDER BY position")
-_QUOTED = {role: encode_text(role) for role in ("user", "assistant")}
 
 
 def tail(conn: Connection, cid: int) -> tuple[int, str | None]:
