@@ -32,8 +32,9 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, text
 
+from scheduler_agent.calendar.busy import events_for
 from scheduler_agent.calendar.clock import Clock
-from scheduler_agent.calendar.events import add_event, events_for
+from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.people import list_people
 from scheduler_agent.calendar.tools import CalendarTools

@@ -19,8 +19,10 @@ import pytest
 from sqlalchemy import Connection
 from sqlalchemy import text as sql
 
+from scheduler_agent.calendar import busy as busy_time
 from scheduler_agent.calendar.backend import SqliteCalendar
-from scheduler_agent.calendar.events import add_event, busy_for, cancel_event, events_for
+from scheduler_agent.calendar.busy import busy_for, events_for
+from scheduler_agent.calendar.events import add_event, cancel_event
 from scheduler_agent.calendar.fixtures import SAME_EVENT, seed_demo
 from scheduler_agent.calendar.ics.importing import import_file
 from scheduler_agent.calendar.ics.read import read_ics
@@ -137,14 +139,13 @@ def plain_events_for(conn: Connection, person: str, start: datetime, end: dateti
 
 def assert_bounds_hold(conn: Connection) -> None:
     """The bounds read are exactly the longest single event and the longest materialised occurrence."""
-    from scheduler_agent.calendar import events
 
     def longest(table: str, where: str = "") -> float:
         rows = conn.execute(sql(f"SELECT start_utc, end_utc FROM {table} {where}")).fetchall()
         lengths = [(from_utc_text(end) - from_utc_text(start)).total_seconds() for start, end in rows]
         return max(lengths, default=0)
 
-    event, occurrence = (days * 86400 if days is not None else 0 for days in events._LONGEST.first(conn))
+    event, occurrence = (days * 86400 if days is not None else 0 for days in busy_time._LONGEST.first(conn))
     assert event == pytest.approx(longest("events", "WHERE rrule IS NULL AND rdates = ''"), abs=0.01)
     assert occurrence == pytest.approx(longest("occurrences"), abs=0.01)
 
@@ -306,12 +307,11 @@ def test_busy_for_misses_a_long_event_when_the_bound_is_too_small(
 ) -> None:
     """It uses the same bound: forced below the longest event, that event goes missing (the comparison
     above can fail)."""
-    from scheduler_agent.calendar import events
 
     window = (datetime(2026, 9, 1, 6, 0, tzinfo=UTC), datetime(2026, 9, 1, 7, 0, tzinfo=UTC))
     ids = [e.id for e in plain_events_for(varied, "priya", *window) if e.title == "Three days away"]
     assert ids and ids[0] in {busy[0] for busy in busy_for(varied, ["you", "priya"], *window)["priya"]}
-    monkeypatch.setattr(events, "_LONGEST", TOO_SMALL)
+    monkeypatch.setattr(busy_time, "_LONGEST", TOO_SMALL)
     assert ids[0] not in {busy[0] for busy in busy_for(varied, ["you", "priya"], *window)["priya"]}
 
 
@@ -319,23 +319,21 @@ def test_the_plain_query_really_differs_from_a_bound_too_small(
     varied: Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The comparison can fail: with the bound forced below the longest event, the long event goes missing."""
-    from scheduler_agent.calendar import events
 
     window = (datetime(2026, 9, 1, 6, 0, tzinfo=UTC), datetime(2026, 9, 1, 7, 0, tzinfo=UTC))
-    monkeypatch.setattr(events, "_LONGEST", TOO_SMALL)
+    monkeypatch.setattr(busy_time, "_LONGEST", TOO_SMALL)
     assert [e.title for e in plain_events_for(varied, "priya", *window)].count("Three days away") == 1
     assert "Three days away" not in [e.title for e in events_for(varied, "priya", *window)]
 
 
 def test_every_read_goes_through_an_index(varied: Connection) -> None:
-    from scheduler_agent.calendar import events
 
     args = {"person": "priya", "start": "2026-09-01T00:00:00Z", "end": "2026-09-08T00:00:00Z"}
     args |= {"event_lower": "2026-08-20T00:00:00Z", "occurrence_lower": "2026-08-30T00:00:00Z"}
-    covered, indexed, live = events._busy_queries(3, "sqlite")  # busy_for's, for three people
-    single = events._INDEXED_BY_DIALECT["sqlite"].clause
-    single_covered = events._EVERY_SERIES_COVERED_BY_DIALECT["sqlite"].clause
-    for query in (single, single_covered, events._LIVE_BY_DIALECT["sqlite"], covered.clause, indexed.clause, live):
+    covered, indexed, live = busy_time._busy_queries(3, "sqlite")  # busy_for's, for three people
+    single = busy_time._INDEXED_BY_DIALECT["sqlite"].clause
+    single_covered = busy_time._EVERY_SERIES_COVERED_BY_DIALECT["sqlite"].clause
+    for query in (single, single_covered, busy_time._LIVE_BY_DIALECT["sqlite"], covered.clause, indexed.clause, live):
         plan = " / ".join(
             row[3]
             for row in varied.execute(
@@ -356,7 +354,7 @@ def test_every_read_goes_through_an_index(varied: Connection) -> None:
     )
     # the fixture check, without m001's index of every event by time (m036 dropped it)
     assert "SCAN e" not in plan and "events_single_by_time" in plan and "events_repeating" in plan, plan
-    plan = " / ".join(row[3] for row in varied.execute(sql(f"EXPLAIN QUERY PLAN {events._LONGEST.clause.text}")))
+    plan = " / ".join(row[3] for row in varied.execute(sql(f"EXPLAIN QUERY PLAN {busy_time._LONGEST.clause.text}")))
     # m035's: the longest single event and occurrence, each from the end of an index on its length
     assert "SEARCH events USING INDEX events_single_by_length" in plan, plan
     assert "SEARCH occurrences USING INDEX occurrences_by_length" in plan, plan
@@ -368,7 +366,6 @@ def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_i
     """Materialised over the whole horizon, not from the day before it begins: a window before a series'
     first occurrence is covered, so no series is expanded by the library for any window inside the horizon
     (each cost 2-6 ms a search), and an occurrence moved before the first one is in the index."""
-    from scheduler_agent.calendar import events
 
     written = datetime(2026, 9, 1, tzinfo=UTC)  # each series written again then: the horizon, 2025-08 to 2028-09
     for event_id, components, zone, day_zone in varied.execute(
@@ -381,8 +378,8 @@ def test_a_series_that_begins_inside_the_horizon_is_read_from_the_index_before_i
     people = ["you", *(person.key for person in list_people(varied))]
     for person in people:
         for start, end in inside:
-            args = {"person": person, **events._window(varied, start, end)}
-            assert varied.execute(events._LIVE_BY_DIALECT["sqlite"], args).fetchall() == [], (person, start, end)
+            args = {"person": person, **busy_time._window(varied, start, end)}
+            assert varied.execute(busy_time._LIVE_BY_DIALECT["sqlite"], args).fetchall() == [], (person, start, end)
             assert events_for(varied, person, start, end) == plain_events_for(varied, person, start, end)
     week = (datetime(2026, 9, 28, tzinfo=UTC), datetime(2026, 10, 5, tzinfo=UTC))  # before that series begins
     assert "Begins in October (moved before its start)" in [e.title for e in events_for(varied, "priya", *week)]
@@ -392,7 +389,6 @@ def test_a_dense_series_that_begins_inside_the_near_span_is_still_materialised(t
     """The cap on what is materialised counts the occurrences a rule can give from the day it begins, not
     over the part of the span before it: thirty a day beginning in 100 days gives about 9,000 in the near
     span, under the cap of 20,000, though the span's 766 days hold 22,980."""
-    from scheduler_agent.calendar import events
 
     conn = db.connect(tmp_path / "cal.db")
     seed_demo(conn)
@@ -414,10 +410,8 @@ def test_a_dense_series_that_begins_inside_the_near_span_is_still_materialised(t
     stored = conn.execute(sql("SELECT count(*) FROM occurrences WHERE event_id = :id"), {"id": event.id}).fetchone()[0]
     assert 8_500 < stored < 20_000
     day = (first + timedelta(days=30), first + timedelta(days=31))
-    assert (
-        conn.execute(events._LIVE_BY_DIALECT["sqlite"], {"person": "you", **events._window(conn, *day)}).fetchall()
-        == []
-    )
+    args = {"person": "you", **busy_time._window(conn, *day)}
+    assert conn.execute(busy_time._LIVE_BY_DIALECT["sqlite"], args).fetchall() == []
     assert [e.title for e in events_for(conn, "you", *day)].count("Half-hourly") == 30
 
 
@@ -427,7 +421,7 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
     """Writing a series materialises about a year ahead, not the ten a search may reach; a search past that
     extends the near span or makes a far one (moved when a search goes elsewhere), once, for every series, and
     every answer on the way is the plain expansion's, with no occurrence stored twice."""
-    from scheduler_agent.calendar import events, series
+    from scheduler_agent.calendar import series
 
     written = datetime(2026, 9, 1, tzinfo=UTC)
     for event_id, components, zone, day_zone in varied.execute(
@@ -452,12 +446,12 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
     reached = 0
     for monday in mondays:
         window = (monday, monday + week)
-        stale = series._UNCOVERED.rows(varied, events._window(varied, *window))
+        stale = series._UNCOVERED.rows(varied, busy_time._window(varied, *window))
         reached += len(stale)
         for person in people:
             assert events_for(varied, person, *window) == plain_events_for(varied, person, *window), (person, monday)
-            args = {"person": person, **events._window(varied, *window)}
-            assert varied.execute(events._LIVE_BY_DIALECT["sqlite"], args).fetchall() == [], (
+            args = {"person": person, **busy_time._window(varied, *window)}
+            assert varied.execute(busy_time._LIVE_BY_DIALECT["sqlite"], args).fetchall() == [], (
                 person,
                 monday,
             )  # read from the index
@@ -467,7 +461,7 @@ def test_a_series_is_written_with_its_near_span_and_a_search_past_it_materialise
             assert found[person] == expected, (person, monday)
         for row in stale:  # a search that read the spans before this one moved them changes nothing
             series._extend(
-                varied, row, from_utc_text(events._window(varied, *window)["occurrence_lower"]), monday + week
+                varied, row, from_utc_text(busy_time._window(varied, *window)["occurrence_lower"]), monday + week
             )
         twice = "SELECT event_id, start_utc FROM occurrences GROUP BY event_id, start_utc HAVING count(*) > 1"
         assert varied.execute(sql(twice)).fetchall() == [], monday

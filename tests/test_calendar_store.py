@@ -15,7 +15,8 @@ from sqlalchemy import Connection
 from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError
 
-from scheduler_agent.calendar.events import add_event, event_records, events_for, get_event
+from scheduler_agent.calendar.busy import events_for
+from scheduler_agent.calendar.events import add_event, event_records, get_event
 from scheduler_agent.calendar.fixtures import demo_fixture, export_fixture, load_fixture, seed_demo
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.people import add_person, find_person, get_owner, list_people, set_owner

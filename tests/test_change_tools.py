@@ -18,7 +18,8 @@ from sqlalchemy import text as sql
 from scheduler_agent.agent.deadline import Deadline
 from scheduler_agent.agent.toolbox import CallStatus, Interrupted, answer_call, run_call
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.calendar.events import add_event, events_for, get_record
+from scheduler_agent.calendar.busy import events_for
+from scheduler_agent.calendar.events import add_event, get_record
 from scheduler_agent.calendar.imports import import_events
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import ImportedEvent, Recurrence

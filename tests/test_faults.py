@@ -298,7 +298,7 @@ def test_a_rule_listing_every_hour_minute_and_second_gives_a_clear_text_not_a_lo
     from datetime import UTC, datetime
 
     from scheduler_agent.calendar import recurrence
-    from scheduler_agent.calendar.events import events_for
+    from scheduler_agent.calendar.busy import events_for
     from scheduler_agent.calendar.types import CalendarError
 
     with pytest.raises(CalendarError, match="repeats up to 86,400 times a day, more than the 250 a week's search"):
@@ -317,7 +317,7 @@ def test_a_rule_listing_every_hour_minute_and_second_gives_a_clear_text_not_a_lo
 def test_an_hourly_rule_over_a_week_is_still_expanded_whole(demo_db: Path) -> None:
     from datetime import UTC, datetime
 
-    from scheduler_agent.calendar.events import events_for
+    from scheduler_agent.calendar.busy import events_for
 
     repeating(demo_db, "FREQ=HOURLY")
     week = events_for(

@@ -14,7 +14,7 @@ from sqlalchemy import text as sql
 from test_feeds import Feed, feed_server
 from test_ics import ics
 
-from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.busy import events_for
 from scheduler_agent.calendar.fixtures import load_fixture
 from scheduler_agent.cli import app
 from scheduler_agent.playback.cassette_file import read_setup

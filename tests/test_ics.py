@@ -18,8 +18,8 @@ from sqlalchemy import Connection
 from sqlalchemy import text as sql
 
 from scheduler_agent.agent.toolbox import ToolError
+from scheduler_agent.calendar.busy import events_for
 from scheduler_agent.calendar.clock import Clock
-from scheduler_agent.calendar.events import events_for
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.slots import week_span
 from scheduler_agent.calendar.tools import CalendarTools

@@ -11,8 +11,9 @@ from sqlalchemy import Connection
 from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError
 
-from scheduler_agent.calendar import events
-from scheduler_agent.calendar.events import add_event, events_for
+from scheduler_agent.calendar import busy
+from scheduler_agent.calendar.busy import events_for
+from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.fixtures import demo_fixture, load_fixture, seed_demo
 from scheduler_agent.calendar.recurrence import digest, series_text
 from scheduler_agent.calendar.types import Recurrence, to_utc_text
@@ -68,7 +69,7 @@ def test_an_older_calendar_is_migrated_with_its_imported_series_intact(tmp_path:
 
 
 def longest_days(conn: Connection) -> float:
-    event, _ = events._LONGEST.first(conn)
+    event, _ = busy._LONGEST.first(conn)
     return float(event)
 
 
@@ -138,7 +139,7 @@ def test_a_calendar_made_before_m035_loses_the_triggers_and_reads_its_long_event
     kinds = {name: kind for kind, name in conn.execute(sql("SELECT type, name FROM sqlite_master"))}
     assert "length_bounds" not in kinds and "trigger" not in kinds.values()
     assert kinds["events_single_by_length"] == kinds["occurrences_by_length"] == "index"
-    assert events._LONGEST.first(conn) == pytest.approx((4, 2 / 24))
+    assert busy._LONGEST.first(conn) == pytest.approx((4, 2 / 24))
     found = events_for(conn, "priya", at + timedelta(days=3), at + timedelta(days=3, hours=1))
     assert {"Daily", "Four days"} <= {e.title for e in found}  # priya's annual leave is there too
     conn.close()

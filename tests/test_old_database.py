@@ -28,7 +28,8 @@ from test_crash_resume import ASK, SCRIPT
 
 from scheduler_agent.agent.events import ignore
 from scheduler_agent.agent.types import JSON
-from scheduler_agent.calendar.events import add_event, events_for
+from scheduler_agent.calendar.busy import events_for
+from scheduler_agent.calendar.events import add_event
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.grammar.check import check, conversation_state
 from scheduler_agent.session.session import Session, Settings

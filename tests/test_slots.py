@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.busy import events_for
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.people import get_owner
 from scheduler_agent.calendar.slots import (

@@ -21,7 +21,8 @@ from typing import Protocol
 from sqlalchemy import Connection, text
 
 from scheduler_agent.calendar.bookings import Booking, book_time, booking_for, lock_people, record_booking
-from scheduler_agent.calendar.events import add_event, busy_for, events_for, get_record, recurrence_columns
+from scheduler_agent.calendar.busy import busy_for, events_for
+from scheduler_agent.calendar.events import add_event, get_record, recurrence_columns
 from scheduler_agent.calendar.people import get_owner, list_people, match_people
 from scheduler_agent.calendar.prefs import Preference, list_preferences
 from scheduler_agent.calendar.series import store_recurrence

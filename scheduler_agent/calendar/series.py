@@ -95,7 +95,7 @@ _FIRST = Statement("SELECT start_utc, end_utc FROM events WHERE id = :event_id")
 
 # --- reaching past the spans: a search materialises what it needs, once ----------------------------------
 
-# The repeating events no span covers the window for: the rows `events._LIVE` would expand, for anyone.
+# The repeating events no span covers the window for: the rows `busy._LIVE` would expand, for anyone.
 # Every search reads it (none, once the spans hold the window): run on the driver (storage/statement.py).
 _UNCOVERED = Statement(
     "SELECT e.id, e.start_utc, e.end_utc, s.components, s.zone, s.day_zone, s.expanded_from, s.expanded_until, "
@@ -113,7 +113,7 @@ _INSERT = Statement("INSERT INTO occurrences (event_id, start_utc, end_utc, titl
 
 
 def reach(conn: Connection, window: Mapping[str, str]) -> bool:
-    """Materialise, for every series, what the window (`events._window`'s parameters) needs beyond its spans.
+    """Materialise, for every series, what the window (`busy._window`'s parameters) needs beyond its spans.
 
     True when a repeating event is still left that the window must expand (one too dense to keep, a window
     before the near span, a database older than `event_series`): the caller then reads the live query, with

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
-from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.busy import events_for
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import Person
 from scheduler_agent.cli.calendar_range import show_range

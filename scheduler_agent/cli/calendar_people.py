@@ -8,7 +8,7 @@ from datetime import datetime, time, timedelta
 import click
 from sqlalchemy import Connection, text
 
-from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.busy import events_for
 from scheduler_agent.calendar.fixtures import seed_demo
 from scheduler_agent.calendar.people import add_person, edit_person, get_owner, list_people, remove_person, set_owner
 from scheduler_agent.calendar.slots import format_window, outside_hours

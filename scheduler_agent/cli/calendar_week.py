@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, bindparam, text
 
-from scheduler_agent.calendar.events import events_for
+from scheduler_agent.calendar.busy import events_for
 from scheduler_agent.calendar.slots import Interval, format_day, format_span, format_window, intersect, monday_of
 from scheduler_agent.calendar.tools import CalendarTools
 from scheduler_agent.calendar.types import OWNER_KEY, Event, Person
