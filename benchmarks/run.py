@@ -101,7 +101,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
     small_label = "100" if sizes.entries > 100 else "10"
     rows: list[Row] = []
     plan: list[tuple[str, Callable[[], list[Row]]]] = [
-        ("whole `ask` turn", lambda: [process_rows.ask_turn(folder, demo, runs)]),
+        ("whole `ask` turn", lambda: process_rows.ask_turn(folder, demo, runs)),
         ("start-up", lambda: process_rows.startup(folder, demo, small_done, runs)),
         (
             loop_rows.ITERATION_FIGURE,
@@ -124,7 +124,7 @@ def suite(folder: Path, sizes: Sizes, runs: int, say: Callable[[str], None], onl
         ("resume of a", lambda: process_rows.resume(folder, one_open, large_open, runs, label(sizes.entries))),
         (
             "`calendar import` of",
-            lambda: [process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events))],
+            lambda: process_rows.calendar_import(folder, demo, ics, runs, label(sizes.ics_events)),
         ),
         (store_rows.FIGURE, lambda: store_rows.per_iteration_overhead(folder, runs, 5 if runs == 1 else 50)),
         (workers.FIGURE, lambda: workers_rows(sizes == QUICK)),  # issues 16 and 36
