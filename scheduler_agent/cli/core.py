@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 
 import click
 
+from scheduler_agent.agent.collector import collector_paused
+
 F = TypeVar("F", bound=Callable[..., Any])
 # Every command's own: Click keeps a command's help option once made, so a command first run under
 # another root (a test invoking a group directly) must not lose `-h`.
@@ -100,7 +102,8 @@ class LazyGroup(click.Group):
         if cmd_name not in self.lazy:
             return None
         module_name, attribute = self.lazy[cmd_name][0].split(":")
-        found = getattr(importlib.import_module(module_name), attribute)
+        with collector_paused(freeze=True):  # what the command imports (SQLAlchemy, ...) lives as long as the process
+            found = getattr(importlib.import_module(module_name), attribute)
         if not isinstance(found, click.Command):
             raise TypeError(f"{module_name}:{attribute} is not a Click command")
         self.commands[cmd_name] = found  # imported once
