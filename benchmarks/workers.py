@@ -22,8 +22,8 @@ The CPU rows add up, per iteration, the user and system CPU of the workers, of t
 PostgreSQL (its backends included) during the runs with one worker and with the most: on a machine of few
 cores they are what bounds the scaling.
 
-The take-over row kills a worker (SIGKILL, after a booking) while another runs beside it and times how long
-the killed step takes to be stored by the other: the heartbeat timeout, and what Temporal adds.
+The take-over row kills a worker (SIGKILL, after its first booking, which it made alone), starts another, and
+times how long the killed step takes to be stored by the other: the heartbeat timeout, and what Temporal adds.
 
 A full run (no --quick, the default sizes) writes its table to docs/speed/workers.md, which the Many workers
 page includes.
@@ -53,6 +53,7 @@ TAKE_OVER_BOUND = 15.0  # the issue's bound on moving a dead worker's step to an
 FIGURE = "workers on Temporal"
 DOCS_TABLE = Path(__file__).resolve().parent.parent / "docs" / "speed" / "workers.md"
 READY_SECONDS = 120.0
+TAKE_OVER_DEADLINE = 120.0  # the doomed worker's death, and the other's storing its step: each takes seconds
 
 
 @dataclass(frozen=True)
@@ -136,12 +137,14 @@ class Servers:
 class Workers:
     """`count` idle `scheduler-agent worker` processes on `queue`; `stop()` sends SIGTERM and waits."""
 
-    def __init__(self, servers: Servers, api: str, store: str, queue: str, count: int, *fault: str) -> None:
+    def __init__(
+        self, servers: Servers, api: str, store: str, queue: str, count: int, *fault: str, name: str = ""
+    ) -> None:
         import subprocess
 
         env = bench_env(ANTHROPIC_BASE_URL=api, ANTHROPIC_API_KEY=PLACEHOLDER_KEY)
         command = [*cli(), "worker", "--db", store, "--temporal", servers.temporal.address, "--task-queue", queue]
-        self.logs = [servers.folder / f"{queue}-{n}.log" for n in range(count)]
+        self.logs = [servers.folder / f"{queue}{name}-{n}.log" for n in range(count)]
         self.processes = []
         for n, log in enumerate(self.logs):
             extra = dict(pair.split("=", 1) for pair in fault) if n == 0 else {}
@@ -300,8 +303,13 @@ def overhead(servers: Servers, turns: int) -> tuple[list[float], list[float], li
 
 
 def take_over(servers: Servers, conversations: int) -> float:
-    """Two workers, the first killed (SIGKILL) right after its first booking is committed: seconds from its death
-    (as seen from here) to the other worker's storing the killed step's round."""
+    """A worker killed (SIGKILL) right after its first booking is committed, and another started then: seconds
+    from its death (as seen from here) to the other worker's storing the killed step's round.
+
+    The doomed worker runs alone until it dies, so the first booking is surely its own: with the other worker
+    beside it from the start, Temporal once gave every booking round to the other, and the doomed worker never
+    died. The other one is ready within moments, well inside the heartbeat timeout that the take-over waits for.
+    """
     from scheduler_agent.storage import conversations as stored
     from scheduler_agent.storage import db
     from scheduler_agent.testing.booking_script import booking_script
@@ -317,29 +325,38 @@ def take_over(servers: Servers, conversations: int) -> float:
             conn.close()
 
     with ScriptedServer([], script=booking_script(0.2)) as api:
-        running = Workers(servers, api.url, store, queue, 2, "SCHEDULER_AGENT_FAULT=after_calendar_write")
+        running = [Workers(servers, api.url, store, queue, 1, "SCHEDULER_AGENT_FAULT=after_calendar_write")]
         try:
             keys = store_turns(store, range(conversations))
             ended = _background(run_turns(servers.temporal.address, queue, keys))
-            doomed = running.processes[0]
-            while doomed.poll() is None:
-                time.sleep(0.02)
+            doomed = running[0].processes[0]
+            _wait("the doomed worker to book and die", TAKE_OVER_DEADLINE, lambda: doomed.poll() is not None)
             died = time.monotonic()
-            booked = {
+            running.append(Workers(servers, api.url, store, queue, 1, name="-other"))
+            booked = [
                 n
                 for n in range(conversations)
                 if _count(store, f"SELECT count(*) FROM events WHERE title = 'Slot {n}'")
-            }
-            candidates = [n for n, length in enumerate(lengths(keys)) if n in booked and length == 4]
-            time.sleep(3)  # the other worker's own rounds are stored by now; the killed one is not
-            [victim] = [n for n in candidates if lengths([keys[n]])[0] == 4]
-            while lengths([keys[victim]])[0] < 5:
-                time.sleep(0.05)
+            ]
+            [victim] = booked  # the one booking there is: the doomed worker's, its round not stored
+            _wait(
+                "the other worker to store the killed step", TAKE_OVER_DEADLINE, lambda: lengths([keys[victim]])[0] >= 5
+            )
             seconds = time.monotonic() - died
             ended()
         finally:
-            running.stop()
+            for workers in running:
+                workers.stop()
     return seconds
+
+
+def _wait(what: str, seconds: float, done: Callable[[], bool]) -> None:
+    """Poll `done` until it is true; RuntimeError naming `what` after `seconds` (a row that fails, not a hang)."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"waited {seconds:g} s for {what}")
+        time.sleep(0.05)
 
 
 def _background(work: Any) -> Callable[[], Any]:
@@ -387,7 +404,7 @@ def rows(
             say(f"  take-over: {seconds:.1f} s")
             table.append(
                 Row(
-                    f"{FIGURE}: take-over of a killed worker's step (SIGKILL after a booking, another worker beside)",
+                    f"{FIGURE}: take-over of a killed worker's step (SIGKILL after a booking, then a second worker)",
                     f"{seconds:.1f} s",
                     "heartbeat timeout: 10 s",
                     "-",

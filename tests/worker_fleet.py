@@ -78,11 +78,12 @@ class Worker:
 
 @contextmanager
 def workers(
-    folder: Path, address: str, queue: str, api: str, store: str, *each: tuple[str, ...]
+    folder: Path, address: str, queue: str, api: str, store: str, *each: tuple[str, ...], first: str = "A"
 ) -> Iterator[list[Worker]]:
     """One worker per tuple of extra arguments (`--concurrency 3`, `SCHEDULER_AGENT_FAULT=...`), all ready;
-    stopped at the end (one that died on purpose is left as it is)."""
-    started = [Worker(folder, chr(ord("A") + n), address, queue, api, store, *extra) for n, extra in enumerate(each)]
+    stopped at the end (one that died on purpose is left as it is). They are named from `first` on (A, B, ...),
+    and so are their logs: a set started later beside another gives the next letter."""
+    started = [Worker(folder, chr(ord(first) + n), address, queue, api, store, *extra) for n, extra in enumerate(each)]
     try:
         for worker in started:
             worker.wait_ready()
