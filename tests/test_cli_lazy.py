@@ -312,6 +312,23 @@ def test_the_sdk_is_imported_with_the_collector_paused_and_left_as_it_was_found(
     assert done.stdout.split() == ["0", "True", str(collecting)]
 
 
+def test_the_sdk_is_imported_without_its_aiohttp_transport_which_stays_importable() -> None:
+    """aiohttp is installed here (xandikos needs it), so the SDK would load its asynchronous transport, about
+    100 ms: our import leaves it out, the SDK's sync client is whole, and a later import of the transport works."""
+    code = (
+        "import importlib.util, sys\n"
+        "assert importlib.util.find_spec('aiohttp') is not None  # installed: the SDK would import it\n"
+        "from scheduler_agent.api.sdk import anthropic\n"
+        "print('aiohttp' in sys.modules, anthropic._vendor.__name__ in sys.modules)\n"
+        "print(type(anthropic.Anthropic(api_key='x', base_url='http://127.0.0.1:9')).__name__)\n"
+        "from anthropic._vendor import httpx_aiohttp\n"
+        "print('aiohttp' in sys.modules, httpx_aiohttp.AiohttpTransport.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "Anthropic", "True", "AiohttpTransport"]
+
+
 def test_ask_with_no_mcp_server_never_imports_the_mcp_sdk(tmp_path: Path) -> None:
     """The MCP SDK costs about 1.3 s of imports: a run given no server (`--mcp`, mcp.toml) never loads it."""
     from scheduler_agent.testing.scripted_server import Reply, ScriptedServer, text
