@@ -12,8 +12,8 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,10 +28,14 @@ ANSWER = "Booked Monday 2026-08-31 14:00-14:30 with Priya Raman, streamed word b
 
 
 class Terminal:
-    """A tmux session on its own socket, running one command; read with `screen()`, type with `type()`."""
+    """A tmux session on its own socket, running one command; read with `screen()`, type with `type()`.
+
+    The socket is in a folder of its own that `close()` removes: with `-L`, tmux would leave its
+    /tmp/tmux-UID behind. A short path, as a socket's must be (at most 107 bytes)."""
 
     def __init__(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.socket = f"scheduler-agent-test-{uuid.uuid4().hex[:8]}"
+        self.folder = Path(tempfile.mkdtemp(prefix="tmux-test-"))
+        self.socket = str(self.folder / "socket")
         self.env, self.cwd = env, cwd
         # `; sleep 60` keeps the pane (and what it shows) after the command ends; close() ends it sooner.
         session = ["new-session", "-d", "-s", "chat", "-x", "160", "-y", "48", " ".join(command) + "; sleep 60"]
@@ -40,7 +44,7 @@ class Terminal:
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], env=self.env, cwd=self.cwd, capture_output=True, text=True, timeout=20
+            ["tmux", "-S", self.socket, *args], env=self.env, cwd=self.cwd, capture_output=True, text=True, timeout=20
         )
         assert done.returncode == 0, done.stderr
         return done.stdout
@@ -70,7 +74,8 @@ class Terminal:
         raise AssertionError(f"the terminal never showed {wanted!r}; it shows:\n{self.screen()}")
 
     def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=20)
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], env=self.env, capture_output=True, timeout=20)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @pytest.fixture
