@@ -27,7 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import caldav_sync, http_iteration, inputs, loop_rows, process_rows, results, store_rows, workers
-from benchmarks.common import NEUTRAL_CWD, Row, bench_env, fmt_ms, machine_speed, module_command, print_table
+from benchmarks.common import (
+    NEUTRAL_CWD,
+    Row,
+    bench_env,
+    executable,
+    fmt_ms,
+    machine_speed,
+    module_command,
+    print_table,
+)
 
 
 @dataclass(frozen=True)
@@ -194,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [word for word in args.only if not any(word in figure for figure in FIGURES)]
     if unknown:
         parser.error(f"--only {unknown[0]!r} names no row; the rows: {', '.join(FIGURES)}")
+    writes_docs = not args.quick and not args.only  # the whole suite at full size: the figures the docs show
+    if writes_docs and executable("llm") is None:
+        parser.error(
+            "the whole suite writes the docs' table, and its start-up rows need `llm --help` as their baseline: "
+            "pip install -e '.[bench]' first (--quick and --only run without it, and write nothing)"
+        )
     runs, sizes = (1, QUICK) if args.quick else (max(1, args.runs), FULL)
 
     def say(line: str) -> None:
@@ -215,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     print_table(rows)
-    if not args.quick and not args.only:  # the whole suite at full size: the figures the docs show
+    if writes_docs:
         data = results.record(
             rows,
             date=datetime.date.today().isoformat(),

@@ -63,6 +63,24 @@ def test_only_names_a_row_or_says_which_there_are() -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_the_whole_suite_refuses_to_start_without_a_baseline_it_needs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole suite writes the docs' table: without `llm` its start-up rows would have no ratio, so it stops
+    before measuring anything and says what to install."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks import run
+    finally:
+        sys.path.remove(str(ROOT))
+    monkeypatch.setattr(run, "executable", lambda name: None)
+    monkeypatch.setattr(run, "machine_speed", lambda: pytest.fail("measured before refusing"))
+    with pytest.raises(SystemExit) as stopped:
+        run.main(["--runs", "3"])
+    assert stopped.value.code == 2
+    assert "its start-up rows need `llm --help` as their baseline: pip install -e '.[bench]'" in capsys.readouterr().err
+
+
 def test_the_http_stub_answers_without_parsing_the_body() -> None:
     """The stub reads the request's bytes and answers from its plan: a body that is not JSON gets the same reply."""
     import http.client
