@@ -4,16 +4,19 @@ A server that lives for the whole session (PostgreSQL) is not stopped in its fix
 runs that teardown inside the last test's, where pytest-timeout charges it to that test. It is registered
 with `at_session_end` instead and stopped in `pytest_sessionfinish`, which runs whether the run passed,
 failed or was interrupted (Ctrl-C, or a SIGTERM, which this plugin turns into the same interrupt). Then
-any process the run started and did not end (a descendant of this one) is ended, and the numbered
-tmp_path folders go with pytest's retention policy "none" (pyproject.toml).
+any process the run started and did not end (a descendant of this one) is ended. A run that passed leaves
+no tmp_path folder (pytest's retention policy "failed", pyproject.toml), and then not the folder pytest
+keeps them in either (`pytest-of-USER`, when nothing else is in it).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import getpass
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -120,6 +123,14 @@ def pytest_configure(config: pytest.Config) -> None:
     atexit.register(end_session)  # a last resort, should the session end without pytest_sessionfinish
 
 
-@pytest.hookimpl(trylast=True)
+def _remove_empty_temp_root() -> None:
+    """pytest removes a passed run's numbered folder, but not `pytest-of-USER` that holds it (as pytest names it)."""
+    root = Path(os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir()).resolve()
+    with contextlib.suppress(OSError):  # not empty (a failed run's folder, another run's), or already gone
+        (root / f"pytest-of-{getpass.getuser()}").rmdir()
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own, which removes the numbered folder
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     end_session()
+    _remove_empty_temp_root()

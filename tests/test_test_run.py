@@ -113,6 +113,31 @@ def test_a_session_with_postgresql_leaves_no_folder_no_server_and_stays_small(
     assert 0 < peak < 100_000_000, f"the server's folder reached {peak / 1e6:.0f} MB"
 
 
+def test_a_passed_run_leaves_no_temp_folder_not_even_the_one_pytest_keeps_them_in(tmp_path: Path) -> None:
+    """pytest removes a passed run's numbered tmp_path folder but not `pytest-of-USER` around it: the plugin
+    removes that too, so the temp folder is as the run found it."""
+    temp, work = tmp_path / "temp", tmp_path / "work"
+    temp.mkdir()
+    work.mkdir()
+    (work / "test_inner.py").write_text("def test_writes(tmp_path):\n    (tmp_path / 'f').write_text('x')\n")
+    env = {
+        **os.environ,
+        "TMPDIR": str(temp),
+        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+    }
+    args = ["-p", "session_cleanup", "-p", "no:cacheprovider", "-o", "tmp_path_retention_policy=failed", "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "test_inner.py"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert list(temp.iterdir()) == []
+
+
 def _cmdline(pid: str) -> bytes:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
